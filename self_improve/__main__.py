@@ -1,0 +1,3 @@
+from self_improve.main import main
+
+raise SystemExit(main())

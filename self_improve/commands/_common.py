@@ -1,0 +1,43 @@
+"""What several verbs share: finding the store, and the entry as a JSON object."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from self_improve.paths import find_root
+from self_improve.store.entry import Entry
+from self_improve.store.occurrences import distinct_tasks
+from self_improve.store.store import Store
+
+
+def store_from(args: argparse.Namespace) -> Store:
+    return Store(find_root(explicit=getattr(args, "root", None)))
+
+
+def add_json_flag(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--json", action="store_true", help="print JSON instead of text")
+
+
+def entry_json(entry: Entry) -> dict[str, Any]:
+    return {
+        "id": entry.id,
+        "kind": entry.kind,
+        "category": entry.category,
+        "status": entry.status,
+        "priority": entry.priority,
+        "area": entry.area,
+        "summary": entry.summary,
+        "pattern_key": entry.pattern_key,
+        "recurrence_count": entry.recurrence_count,
+        "tasks": distinct_tasks(entry.occurrences),
+        "first_seen": entry.first_seen,
+        "last_seen": entry.last_seen,
+        "logged": entry.logged,
+        "promoted": entry.promoted,
+        "see_also": list(entry.see_also),
+        "helpful": entry.helpful,
+        "harmful": entry.harmful,
+        "file": entry.file,
+        "line": entry.line,
+    }

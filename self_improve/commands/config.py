@@ -1,0 +1,60 @@
+"""``self-improve config list|get|set``: documented defaults overlaid with ``.learnings/config.toml``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from self_improve import config as config_mod
+from self_improve.atomic import atomic_write
+from self_improve.commands._common import add_json_flag, store_from
+from self_improve.output import print_json
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser("config", help="show or change settings in .learnings/config.toml")
+    actions = parser.add_subparsers(dest="action", metavar="ACTION")
+    actions.required = True
+    listing = actions.add_parser("list", help="every setting, its value and what it does")
+    add_json_flag(listing)
+    get = actions.add_parser("get", help="one setting's value")
+    get.add_argument("key")
+    add_json_flag(get)
+    set_ = actions.add_parser("set", help="change one setting (edits one line; comments stay)")
+    set_.add_argument("key")
+    set_.add_argument("value")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    store = store_from(args)
+    if args.action == "list":
+        config = store.config
+        rows = [
+            {"key": s.key, "value": config_mod.get(config, s.key), "default": s.default, "doc": s.doc}
+            for s in config_mod.SETTINGS
+        ]
+        if args.json:
+            print_json(rows)
+        else:
+            for row in rows:
+                marker = "" if row["value"] == row["default"] else "  (set)"
+                print(f"{row['key']} = {json.dumps(row['value'])}{marker}\n    {row['doc']}")
+        return 0
+    if args.action == "get":
+        value = config_mod.get(store.config, args.key)
+        if args.json:
+            print_json(value)
+        else:
+            print(value if isinstance(value, str) else json.dumps(value))
+        return 0
+    store._require()
+    value = config_mod.parse_value(args.key, args.value)
+    path = config_mod.config_path(store.dir)
+    config_mod.read_user_config(path)  # refuse to edit a corrupt file
+    original = path.read_bytes().decode("utf-8") if path.exists() else ""
+    updated = config_mod.set_value_text(original, args.key, value)
+    config_mod.read_user_config_text(updated, path)
+    atomic_write(path, updated.encode("utf-8"))
+    print(f"{args.key} = {json.dumps(value)}")
+    return 0

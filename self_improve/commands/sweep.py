@@ -1,0 +1,108 @@
+"""``self-improve sweep``: one pass over OpenClaw's transcripts, recording failing commands.
+
+Reads every agent database under the OpenClaw state dir from where the last pass stopped,
+records each failing ``exec`` whose cwd is inside a project with ``.learnings/``, and prints
+what it did.  Safe to run while ``self-improve watch`` runs: they share the offsets (locked).
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from self_improve.errors import SelfImproveError, UsageError
+from self_improve.output import print_json
+
+_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhdw])\s*$", re.IGNORECASE)
+_UNIT_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "sweep",
+        help="record failing commands from OpenClaw transcripts (one pass)",
+        description="One pass over OpenClaw's transcripts: record each new failing command "
+        "whose cwd is inside a project with .learnings/.",
+    )
+    add_common_arguments(parser)
+    parser.add_argument(
+        "--since",
+        metavar="DURATION|ISO",
+        help="ignore rows older than this (e.g. 2h, 7d, 2026-11-01); they are marked as read",
+    )
+    parser.add_argument("--json", action="store_true", help="print the counts as JSON")
+    parser.set_defaults(func=run)
+
+
+def add_common_arguments(parser: argparse.ArgumentParser) -> None:
+    """Options shared with ``watch``."""
+    parser.add_argument(
+        "--state-dir",
+        metavar="DIR",
+        help="OpenClaw state dir (default: $OPENCLAW_STATE_DIR, else ~/.openclaw)",
+    )
+    parser.add_argument(
+        "--offsets",
+        metavar="FILE",
+        help="where read positions are kept "
+        "(default: $XDG_STATE_HOME/self-improve/openclaw-offsets.json)",
+    )
+
+
+def resolve_paths(args: argparse.Namespace) -> tuple[Path, Path]:
+    from self_improve.harnesses import openclaw
+    from self_improve.openclaw_watch import default_offsets_path
+
+    state = Path(args.state_dir).expanduser() if args.state_dir else openclaw.state_dir()
+    offsets = Path(args.offsets).expanduser() if args.offsets else default_offsets_path()
+    return state, offsets
+
+
+def parse_since(text: str, now: datetime | None = None) -> datetime:
+    """``"7d"`` -> now minus 7 days; ``"2026-11-01"`` / ISO datetime -> that moment (local if naive)."""
+    match = _DURATION.match(text)
+    if match:
+        seconds = float(match.group(1)) * _UNIT_SECONDS[match.group(2).lower()]
+        return (now or datetime.now().astimezone()) - timedelta(seconds=seconds)
+    try:
+        moment = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
+    except ValueError:
+        raise UsageError(f"--since: expected a duration like 2h or 7d, or an ISO date; got {text!r}") from None
+    return moment if moment.tzinfo else moment.astimezone()
+
+
+def run(args: argparse.Namespace) -> int:
+    from self_improve.harnesses import openclaw
+    from self_improve.openclaw_watch import Offsets, OffsetsError, sweep
+
+    since = parse_since(args.since) if args.since else None
+    state, offsets_path = resolve_paths(args)
+    try:
+        report = sweep(openclaw.transcript_databases(state), offsets=Offsets(offsets_path), since=since)
+    except OffsetsError as exc:
+        raise SelfImproveError(str(exc)) from exc
+    if args.json:
+        print_json({"state_dir": str(state), **report.as_dict()})
+    else:
+        print(summary_line(report, state))
+        for warning in report.warnings:
+            print(f"warning: {warning}")
+    return 0
+
+
+def summary_line(report: Any, state: Path) -> str:
+    if report.databases == 0:
+        return f"no OpenClaw transcripts under {state}"
+    parts = [
+        f"{report.rows_read} rows read",
+        f"{report.tool_results} tool results",
+        f"{report.errors_recorded} errors recorded",
+        f"{len(report.projects)} projects touched",
+        f"{report.zstd_skipped} zstd rows skipped",
+    ]
+    if report.busy:
+        parts.append(f"{report.busy} busy databases skipped (retried next pass)")
+    return "openclaw: " + ", ".join(parts)

@@ -1,0 +1,49 @@
+"""Where the project root and its ``.learnings/`` are, and the safety checks on paths we write."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from self_improve.errors import SelfImproveError
+
+LEARNINGS_DIR = ".learnings"
+
+
+def find_root(start: Path | str | None = None, explicit: Path | str | None = None) -> Path:
+    """``--root`` if given, else the nearest ancestor holding ``.learnings/`` or ``.git``."""
+    if explicit is not None:
+        root = Path(explicit).expanduser()
+        if not root.is_dir():
+            raise SelfImproveError(f"--root {explicit}: not a directory")
+        return root.absolute()
+    here = Path(start if start is not None else os.getcwd()).absolute()
+    for candidate in (here, *here.parents):
+        if (candidate / LEARNINGS_DIR).is_dir() or (candidate / ".git").exists():
+            return candidate
+    return here
+
+
+def find_learnings_root(start: Path | str) -> Path | None:
+    """The nearest ancestor holding ``.learnings/``, for the opt-in hooks; None if there is none."""
+    here = Path(start).absolute()
+    for candidate in (here, *here.parents):
+        if (candidate / LEARNINGS_DIR).is_dir():
+            return candidate
+    return None
+
+
+def is_within(path: Path, root: Path) -> bool:
+    try:
+        path.relative_to(root)
+    except ValueError:
+        return False
+    return True
+
+
+def check_inside_root(path: Path, root: Path) -> None:
+    """Refuse to write through a symlink (or ``..``) that leads outside the project root."""
+    real_root = root.resolve()
+    real = path.resolve()
+    if not is_within(real, real_root):
+        raise SelfImproveError(f"refusing to write {path}: it leads outside the project root {root} (to {real})")

@@ -1,0 +1,516 @@
+"""The Markdown entry grammar of the reference self-improving-agent skill, parsed losslessly.
+
+A learnings file is a preamble followed by entries. Each entry starts at a ``## [ID] name`` line
+outside a code fence and runs to the next such line. An ``Entry`` keeps its raw lines (with their
+own line endings) as the single source of truth: rendering is concatenation, so an unmodified file
+renders back to the same bytes, and every edit touches only the lines it must.
+
+Recognised inside an entry (everything else is kept as it is):
+- bold fields ``**Key**: value`` (``Logged``, ``Priority``, ``Status``, ``Area``, ``Promoted``,
+  ``Skill-Path``, also ``**See Also**: X``),
+- sections ``### Title``,
+- metadata lines ``- Key: value`` in ``### Metadata``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import cached_property
+
+KINDS: dict[str, tuple[str, str]] = {
+    # kind: (ID prefix, file name)
+    "learning": ("LRN", "LEARNINGS.md"),
+    "error": ("ERR", "ERRORS.md"),
+    "feature": ("FEAT", "FEATURE_REQUESTS.md"),
+}
+PREFIX_TO_KIND = {prefix: kind for kind, (prefix, _) in KINDS.items()}
+FILE_TO_KIND = {file_name: kind for kind, (_, file_name) in KINDS.items()}
+
+STATUSES = (
+    "pending",
+    "in_progress",
+    "resolved",
+    "wont_fix",
+    "promoted",
+    "promoted_to_skill",
+    "retired",
+    "archived",
+)
+# Entries a new occurrence merges into; the others are closed for good.
+ACTIVE_STATUSES = frozenset({"pending", "in_progress", "resolved", "promoted"})
+PRIORITIES = ("low", "medium", "high", "critical")
+LEARNING_CATEGORIES = ("correction", "insight", "knowledge_gap", "best_practice")
+
+# Which section holds the summary, the details and the suggested action, per kind.
+SUMMARY_SECTIONS = ("Summary", "Requested Capability")
+DETAILS_SECTIONS = ("Details", "Context", "User Context")
+ACTION_SECTIONS = ("Suggested Action", "Suggested Fix", "Suggested Implementation")
+
+ID_PATTERN = re.compile(r"^(LRN|ERR|FEAT)-(\d{8})-([A-Za-z0-9]+)$")
+_HEADER = re.compile(r"^##[ \t]+\[([^\]\r\n]*)\][ \t]*(.*?)[ \t]*$")
+_BOLD_FIELD = re.compile(r"^(?:[-*][ \t]+)?\*\*([^*\r\n]+?)(?::\*\*|\*\*:)[ \t]?(.*?)[ \t]*$")
+_META_LINE = re.compile(r"^[-*][ \t]+([A-Za-z][A-Za-z0-9 _/-]*?):[ \t]?(.*?)[ \t]*$")
+_SECTION = re.compile(r"^###[ \t]+(.+?)[ \t]*#*[ \t]*$")
+_FENCE = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})")
+_SEPARATOR = re.compile(r"^[ \t]*---+[ \t]*$")
+
+
+def strip_eol(line: str) -> str:
+    if line.endswith("\r\n"):
+        return line[:-2]
+    if line.endswith(("\n", "\r")):
+        return line[:-1]
+    return line
+
+
+def eol_of(line: str) -> str:
+    if line.endswith("\r\n"):
+        return "\r\n"
+    if line.endswith("\n"):
+        return "\n"
+    if line.endswith("\r"):
+        return "\r"
+    return ""
+
+
+def split_lines(text: str) -> list[str]:
+    """Lines with their endings; ``"".join`` gives back ``text`` exactly.
+
+    Only ``\\n`` ends a line (a lone ``\\r`` stays inside it) so that CRLF files keep ``\\r\\n``.
+    """
+    lines = text.split("\n")
+    out = [line + "\n" for line in lines[:-1]]
+    if lines[-1]:
+        out.append(lines[-1])
+    return out
+
+
+class FenceTracker:
+    """Tells whether a line is inside a fenced code block (CommonMark's opening/closing rule)."""
+
+    def __init__(self) -> None:
+        self._open: str | None = None
+
+    @property
+    def is_open(self) -> bool:
+        return self._open is not None
+
+    def inside_after(self, bare_line: str) -> bool:
+        """Feed one line; returns True if this line is part of a fence (including its markers)."""
+        match = _FENCE.match(bare_line)
+        if self._open is None:
+            if match:
+                self._open = match.group(1)
+                return True
+            return False
+        if match and match.group(1)[0] == self._open[0] and len(match.group(1)) >= len(self._open):
+            if not bare_line.strip()[len(match.group(1)) :].strip():
+                self._open = None
+        return True
+
+
+@dataclass(frozen=True)
+class Occurrence:
+    date: str  # YYYY-MM-DD
+    task: str  # short hash of the harness session id, or "-" when unknown
+
+    def render(self) -> str:
+        return f"{self.date}/{self.task}"
+
+
+def parse_occurrences(value: str) -> tuple[Occurrence, ...]:
+    out: list[Occurrence] = []
+    for item in value.split(","):
+        item = item.strip()
+        if not item:
+            continue
+        date, _, task = item.partition("/")
+        out.append(Occurrence(date.strip(), task.strip() or "-"))
+    return tuple(out)
+
+
+@dataclass(frozen=True)
+class Section:
+    title: str
+    start: int  # index of the ``### Title`` line within the entry
+    end: int  # index one past the section's last line (trailing blanks and --- excluded)
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One entry: its raw lines are the truth; everything else is derived from them."""
+
+    lines: tuple[str, ...]
+    file: str = field(default="", compare=False)
+    line: int = field(default=0, compare=False)  # 1-based line of the header in its file
+
+    # ---- structure -------------------------------------------------------------------------
+    @cached_property
+    def _bare(self) -> tuple[str, ...]:
+        return tuple(strip_eol(line) for line in self.lines)
+
+    @cached_property
+    def _in_fence(self) -> tuple[bool, ...]:
+        tracker = FenceTracker()
+        return tuple(tracker.inside_after(line) for line in self._bare)
+
+    @cached_property
+    def header(self) -> tuple[str, str]:
+        match = _HEADER.match(self._bare[0]) if self._bare else None
+        return (match.group(1).strip(), match.group(2)) if match else ("", "")
+
+    @property
+    def id(self) -> str:
+        return self.header[0]
+
+    @property
+    def category(self) -> str:
+        return self.header[1]
+
+    @property
+    def kind(self) -> str:
+        return PREFIX_TO_KIND.get(self.id.split("-", 1)[0].upper(), "")
+
+    @cached_property
+    def body_end(self) -> int:
+        """Index one past the last content line: trailing blanks and the ``---`` separator excluded."""
+        end = len(self._bare)
+        while end > 1 and (not self._bare[end - 1].strip() or _SEPARATOR.match(self._bare[end - 1])):
+            if _SEPARATOR.match(self._bare[end - 1]) and self._in_fence[end - 1]:
+                break
+            end -= 1
+        return end
+
+    @cached_property
+    def sections(self) -> tuple[Section, ...]:
+        starts = [
+            (i, m.group(1))
+            for i, line in enumerate(self._bare[: self.body_end])
+            if not self._in_fence[i] and (m := _SECTION.match(line))
+        ]
+        out = []
+        for n, (start, title) in enumerate(starts):
+            end = starts[n + 1][0] if n + 1 < len(starts) else self.body_end
+            while end > start + 1 and not self._bare[end - 1].strip():
+                end -= 1
+            out.append(Section(title, start, end))
+        return tuple(out)
+
+    def section(self, *titles: str) -> Section | None:
+        wanted = {t.casefold() for t in titles}
+        for section in self.sections:
+            if section.title.casefold() in wanted:
+                return section
+        return None
+
+    def section_text(self, *titles: str) -> str:
+        section = self.section(*titles)
+        if section is None:
+            return ""
+        body = self._bare[section.start + 1 : section.end]
+        return "\n".join(body).strip("\n")
+
+    @cached_property
+    def fields(self) -> dict[str, tuple[int, str]]:
+        """Bold fields ``**Key**: value`` (first occurrence of each key wins): key -> (index, value)."""
+        out: dict[str, tuple[int, str]] = {}
+        for i, line in enumerate(self._bare[: self.body_end]):
+            if i == 0 or self._in_fence[i] or "**" not in line:
+                continue
+            match = _BOLD_FIELD.match(line)
+            if match:
+                out.setdefault(match.group(1).strip().casefold(), (i, match.group(2)))
+        return out
+
+    @cached_property
+    def metadata(self) -> dict[str, tuple[int, str]]:
+        """``- Key: value`` lines of ``### Metadata`` (first occurrence wins): key -> (index, value)."""
+        section = self.section("Metadata")
+        out: dict[str, tuple[int, str]] = {}
+        if section is None:
+            return out
+        for i in range(section.start + 1, section.end):
+            line = self._bare[i]
+            if self._in_fence[i] or "**" in line:
+                continue
+            match = _META_LINE.match(line)
+            if match:
+                out.setdefault(match.group(1).strip().casefold(), (i, match.group(2)))
+        return out
+
+    def field(self, name: str, default: str = "") -> str:
+        found = self.fields.get(name.casefold())
+        return found[1] if found else default
+
+    def meta(self, name: str, default: str = "") -> str:
+        found = self.metadata.get(name.casefold())
+        return found[1] if found else default
+
+    def meta_or_field(self, name: str) -> str:
+        return self.meta(name) or self.field(name)
+
+    # ---- the derived model -------------------------------------------------------------------
+    @property
+    def status(self) -> str:
+        return self.field("Status").strip().casefold() or "pending"
+
+    @property
+    def priority(self) -> str:
+        return self.field("Priority").strip().casefold()
+
+    @property
+    def area(self) -> str:
+        return self.field("Area").strip()
+
+    @property
+    def logged(self) -> str:
+        return self.field("Logged").strip()
+
+    @property
+    def summary(self) -> str:
+        text = self.section_text(*SUMMARY_SECTIONS)
+        return " ".join(text.split())
+
+    @property
+    def details(self) -> str:
+        return self.section_text(*DETAILS_SECTIONS)
+
+    @property
+    def suggested_action(self) -> str:
+        return self.section_text(*ACTION_SECTIONS)
+
+    @property
+    def pattern_key(self) -> str:
+        return self.meta("Pattern-Key").strip()
+
+    @property
+    def see_also(self) -> tuple[str, ...]:
+        value = self.meta_or_field("See Also")
+        return tuple(v for v in re.split(r"[\s,;]+", value) if v)
+
+    @property
+    def occurrences(self) -> tuple[Occurrence, ...]:
+        return parse_occurrences(self.meta("Occurrences"))
+
+    @property
+    def recurrence_count(self) -> int:
+        return _int(self.meta("Recurrence-Count"), default=max(1, len(self.occurrences)))
+
+    @property
+    def first_seen(self) -> str:
+        return self.meta("First-Seen").strip() or self.logged[:10]
+
+    @property
+    def last_seen(self) -> str:
+        return self.meta("Last-Seen").strip() or self.first_seen
+
+    @property
+    def helpful(self) -> int:
+        return _int(self.meta("Helpful"), default=0)
+
+    @property
+    def harmful(self) -> int:
+        return _int(self.meta("Harmful"), default=0)
+
+    @property
+    def promoted(self) -> str:
+        return self.field("Promoted").strip()
+
+    @property
+    def text(self) -> str:
+        return "".join(self.lines)
+
+    # ---- edits: each returns a new Entry and keeps every other byte -----------------------
+    @property
+    def eol(self) -> str:
+        for line in self.lines:
+            ending = eol_of(line)
+            if ending:
+                return ending
+        return "\n"
+
+    def _replace_value(self, index: int, key_pattern: re.Pattern[str], value: str) -> Entry:
+        bare = self._bare[index]
+        match = key_pattern.match(bare)
+        assert match is not None
+        new_bare = bare[: match.start(2)] + value + bare[match.end(2) :]
+        if match.start(2) == match.end(2) and not bare[: match.start(2)].endswith((" ", "\t")):
+            new_bare = bare[: match.start(2)] + " " + value + bare[match.end(2) :]
+        lines = list(self.lines)
+        lines[index] = new_bare + eol_of(self.lines[index])
+        return self._with_lines(lines)
+
+    def _with_lines(self, lines: list[str]) -> Entry:
+        return Entry(tuple(lines), file=self.file, line=self.line)
+
+    def _insert(self, index: int, new_lines: list[str]) -> Entry:
+        lines = list(self.lines)
+        eol = self.eol
+        if index > 0 and index == len(lines) and not eol_of(lines[-1]):
+            lines[-1] += eol  # the file had no final newline and we insert after its last line
+        lines[index:index] = [line + eol for line in new_lines]
+        return self._with_lines(lines)
+
+    def with_field(self, name: str, value: str) -> Entry:
+        """Set ``**name**: value``; a new field goes after the last bold field of the header block."""
+        found = self.fields.get(name.casefold())
+        if found is not None:
+            return self._replace_value(found[0], _BOLD_FIELD, value)
+        first_section = self.sections[0].start if self.sections else self.body_end
+        header_fields = [i for i, _ in self.fields.values() if i < first_section]
+        if header_fields:
+            return self._insert(max(header_fields) + 1, [f"**{name}**: {value}"])
+        return self._insert(1, ["", f"**{name}**: {value}"])
+
+    def with_status(self, status: str) -> Entry:
+        return self.with_field("Status", status)
+
+    def with_metadata(self, key: str, value: str) -> Entry:
+        """Set ``- key: value`` in ``### Metadata``, creating the section if needed."""
+        found = self.metadata.get(key.casefold())
+        if found is not None:
+            return self._replace_value(found[0], _META_LINE, value)
+        section = self.section("Metadata")
+        if section is not None:
+            return self._insert(section.end, [f"- {key}: {value}"])
+        return self.with_section("Metadata", [f"- {key}: {value}"])
+
+    def with_section(self, title: str, body: list[str]) -> Entry:
+        """Replace a section's body, or add the section before the trailing ``---``."""
+        section = self.section(title)
+        if section is not None:
+            lines = list(self.lines)
+            eol = self.eol
+            if section.end == len(lines) and not eol_of(lines[-1]):
+                replacement = [line + eol for line in body]
+                replacement[-1] = replacement[-1][: -len(eol)] if replacement else ""
+            else:
+                replacement = [line + eol for line in body]
+            lines[section.start + 1 : section.end] = replacement
+            return self._with_lines(lines)
+        # Keep the Metadata section last: new sections go before it.
+        metadata = self.section("Metadata")
+        at = metadata.start if metadata is not None and title != "Metadata" else self.body_end
+        if metadata is not None and title != "Metadata":
+            return self._insert(at, [f"### {title}", *body, ""])
+        return self._insert(at, ["", f"### {title}", *body])
+
+
+def _int(value: str, default: int) -> int:
+    try:
+        return int(value.strip())
+    except ValueError:
+        return default
+
+
+# ---- files ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LearningsFile:
+    """A parsed learnings file: ``preamble + entries`` renders back to the exact input text."""
+
+    preamble: tuple[str, ...]
+    entries: tuple[Entry, ...]
+
+    def render(self) -> str:
+        return "".join(self.preamble) + "".join(entry.text for entry in self.entries)
+
+
+# Only fence lines and header lines can change where entries start, so one C-speed scan finds them.
+_SCAN = re.compile(r"^(?:[ \t]{0,3}(?:`{3,}|~{3,})[^\n]*|##[ \t]+\[[^\n]*)$", re.M)
+
+
+def entry_offsets(text: str) -> list[int]:
+    """Character offsets where entries start (header lines outside code fences)."""
+    tracker = FenceTracker()
+    starts: list[int] = []
+    for match in _SCAN.finditer(text):
+        bare = match.group(0)
+        if bare.endswith("\r"):
+            bare = bare[:-1]
+        if tracker.inside_after(bare):
+            continue
+        if _HEADER.match(bare):
+            starts.append(match.start())
+    return starts
+
+
+def parse_text(text: str, file: str = "") -> LearningsFile:
+    """Total: any text parses; ``parse_text(t).render() == t`` for every string ``t``."""
+    starts = entry_offsets(text)
+    if not starts:
+        return LearningsFile(tuple(split_lines(text)), ())
+    entries = []
+    line_no = text.count("\n", 0, starts[0]) + 1
+    for n, start in enumerate(starts):
+        end = starts[n + 1] if n + 1 < len(starts) else len(text)
+        chunk = text[start:end]
+        entries.append(Entry(tuple(split_lines(chunk)), file=file, line=line_no))
+        line_no += chunk.count("\n")
+    return LearningsFile(tuple(split_lines(text[: starts[0]])), tuple(entries))
+
+
+def replace_entry(parsed: LearningsFile, new: Entry) -> LearningsFile:
+    entries = tuple(new if entry.id == new.id else entry for entry in parsed.entries)
+    return LearningsFile(parsed.preamble, entries)
+
+
+# ---- new entries ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class NewEntry:
+    """Structured content of an entry we write from scratch, in the reference skill's layout."""
+
+    id: str
+    category: str
+    logged: str
+    priority: str = "medium"
+    status: str = "pending"
+    area: str = ""
+    summary: str = ""
+    details: str = ""
+    action: str = ""
+    error_excerpt: str = ""
+    metadata: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def kind(self) -> str:
+        return PREFIX_TO_KIND[self.id.split("-", 1)[0]]
+
+
+def render_new(entry: NewEntry, eol: str = "\n") -> str:
+    """The reference layout; the sections depend on the kind (learning, error, feature)."""
+    out = [f"## [{entry.id}] {entry.category}".rstrip(), "", f"**Logged**: {entry.logged}"]
+    out.append(f"**Priority**: {entry.priority}")
+    out.append(f"**Status**: {entry.status}")
+    if entry.area:
+        out.append(f"**Area**: {entry.area}")
+    out.append("")
+
+    def section(title: str, body: str) -> None:
+        out.extend([f"### {title}", *(body.splitlines() or [""]), ""])
+
+    if entry.kind == "learning":
+        section("Summary", entry.summary)
+        section("Details", entry.details)
+        section("Suggested Action", entry.action)
+    elif entry.kind == "error":
+        section("Summary", entry.summary)
+        fence = "```"
+        while fence in entry.error_excerpt:
+            fence += "`"
+        out.extend(["### Error", fence, *entry.error_excerpt.splitlines(), fence, ""])
+        section("Context", entry.details)
+        section("Suggested Fix", entry.action)
+    else:
+        section("Requested Capability", entry.summary)
+        section("User Context", entry.details)
+        section("Complexity Estimate", "medium")
+        section("Suggested Implementation", entry.action)
+    out.append("### Metadata")
+    out.extend(f"- {key}: {value}" for key, value in entry.metadata)
+    out.extend(["", "---"])
+    return eol.join(out) + eol

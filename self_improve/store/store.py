@@ -1,0 +1,508 @@
+"""The store: the only code that reads and writes ``.learnings/``.
+
+Every write holds one exclusive lock (``.learnings/.lock``). A new entry is one fsynced append; a
+change to an existing entry rewrites its file through a temp file and ``os.replace``. Either way
+a SIGKILL leaves every file parseable and loses at most the entry being written.
+"""
+
+from __future__ import annotations
+
+import bisect
+import hashlib
+import os
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from self_improve import config as config_mod
+from self_improve.atomic import append_durable, atomic_write
+from self_improve.errors import SelfImproveError, UsageError
+from self_improve.filelock import locked
+from self_improve.paths import LEARNINGS_DIR, check_inside_root
+from self_improve.store import occurrences as occ
+from self_improve.store.entry import (
+    ACTIVE_STATUSES,
+    KINDS,
+    LEARNING_CATEGORIES,
+    PRIORITIES,
+    STATUSES,
+    Entry,
+    LearningsFile,
+    NewEntry,
+    entry_offsets,
+    parse_text,
+    render_new,
+)
+from self_improve.store.ids import new_id
+from self_improve.store.similarity import similarity, tokens
+
+HEADERS: dict[str, str] = {
+    "learning": "# Learnings\n\nCorrections, insights, and knowledge gaps captured during development.\n\n"
+    "**Categories**: correction | insight | knowledge_gap | best_practice\n\n---\n",
+    "error": "# Errors\n\nCommand failures and integration errors.\n\n---\n",
+    "feature": "# Feature Requests\n\nCapabilities requested by the user.\n\n---\n",
+}
+GITIGNORE = "# self-improve: lock and state files stay local; everything else can be committed.\n.lock\n.state/\n*.tmp\n"
+PRIORITY_RANK = {name: rank for rank, name in enumerate(PRIORITIES)}
+
+
+@dataclass(frozen=True)
+class LogRequest:
+    kind: str
+    summary: str
+    pattern_key: str = ""
+    category: str = ""
+    priority: str = ""
+    area: str = ""
+    details: str = ""
+    action: str = ""
+    files: str = ""
+    tags: str = ""
+    source: str = ""
+    session: str = ""
+    excerpt: str = ""
+    see_also: str = ""
+    now: datetime | None = None
+
+
+@dataclass(frozen=True)
+class LogResult:
+    entry_id: str
+    created: bool
+    recurrence_count: int
+    tasks: int
+    file: str
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "id": self.entry_id,
+            "created": self.created,
+            "merged": not self.created,
+            "recurrence_count": self.recurrence_count,
+            "tasks": self.tasks,
+            "file": self.file,
+        }
+
+
+def task_hash(session: str) -> str:
+    """A short, stable, non-reversible name for a harness session: the unit of 'distinct tasks'."""
+    if not session:
+        return "-"
+    return hashlib.sha256(session.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+
+
+def utcnow() -> datetime:
+    return datetime.now(timezone.utc).replace(microsecond=0)
+
+
+def iso(now: datetime) -> str:
+    return now.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+class Store:
+    def __init__(self, root: Path | str, config: dict[str, Any] | None = None) -> None:
+        self.root = Path(root).absolute()
+        self.dir = self.root / LEARNINGS_DIR
+        self.lock_path = self.dir / ".lock"
+        self.state_dir = self.dir / ".state"
+        self._config = config
+
+    # ---- configuration and layout ------------------------------------------------------------
+    @property
+    def config(self) -> dict[str, Any]:
+        if self._config is None:
+            self._config = config_mod.load(self.dir)
+        return self._config
+
+    def setting(self, key: str) -> Any:
+        return config_mod.get(self.config, key)
+
+    def exists(self) -> bool:
+        return self.dir.is_dir()
+
+    def file_for(self, kind: str) -> Path:
+        if kind not in KINDS:
+            raise UsageError(f"unknown kind {kind!r}: choose learning, error or feature")
+        return self.dir / KINDS[kind][1]
+
+    def relative(self, path: Path) -> str:
+        try:
+            return str(path.relative_to(self.root))
+        except ValueError:
+            return str(path)
+
+    def _require(self) -> None:
+        if not self.exists():
+            raise SelfImproveError(f"no {LEARNINGS_DIR}/ in {self.root}: run `self-improve init` first")
+        check_inside_root(self.dir, self.root)
+
+    # ---- init -------------------------------------------------------------------------------
+    def init(self) -> list[Path]:
+        """Create ``.learnings/`` and only the files that are missing. Never modifies a file."""
+        check_inside_root(self.dir, self.root)
+        if self.dir.is_symlink() and not self.dir.exists():
+            raise SelfImproveError(f"refusing to write {self.dir}: it is a dangling symlink")
+        created: list[Path] = []
+        if not self.dir.is_dir():
+            self.dir.mkdir(parents=False)
+            created.append(self.dir)
+        wanted = [(self.file_for(kind), HEADERS[kind]) for kind in KINDS]
+        wanted.append((self.dir / ".gitignore", GITIGNORE))
+        for path, content in wanted:
+            if path.is_symlink() or path.exists():
+                if path.is_symlink():
+                    check_inside_root(path, self.root)
+                continue
+            with locked(self.lock_path):
+                try:
+                    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+                except FileExistsError:
+                    continue
+                try:
+                    os.write(fd, content.encode("utf-8"))
+                    os.fsync(fd)
+                finally:
+                    os.close(fd)
+                created.append(path)
+        return created
+
+    # ---- reading -----------------------------------------------------------------------------
+    def _read_text(self, path: Path) -> str:
+        try:
+            raw = path.read_bytes()
+        except FileNotFoundError:
+            return ""
+        # surrogateescape keeps undecodable bytes, so a rewrite gives them back unchanged.
+        return raw.decode("utf-8", "surrogateescape")
+
+    def parse(self, kind: str) -> LearningsFile:
+        path = self.file_for(kind)
+        return parse_text(self._read_text(path), file=self.relative(path))
+
+    def entries(self, kind: str | None = None) -> list[Entry]:
+        kinds = [kind] if kind else list(KINDS)
+        out: list[Entry] = []
+        for name in kinds:
+            out.extend(self.parse(name).entries)
+        return out
+
+    def find(self, entry_id: str) -> tuple[str, Entry] | None:
+        wanted = entry_id.strip().upper()
+        prefix = wanted.split("-", 1)[0]
+        kinds = [k for k, (p, _) in KINDS.items() if p == prefix] or list(KINDS)
+        for kind in kinds:
+            for entry in self.parse(kind).entries:
+                if entry.id.upper() == wanted:
+                    return kind, entry
+        return None
+
+    def get(self, entry_id: str) -> Entry:
+        found = self.find(entry_id)
+        if found is None:
+            raise SelfImproveError(f"unknown ID {entry_id!r} (see `self-improve list`)")
+        return found[1]
+
+    # ---- sessions seen by the hooks ------------------------------------------------------------
+    def remember_session(self, session: str) -> None:
+        if not session:
+            return
+        path = self.state_dir / "last-session"
+        try:
+            if path.read_text(encoding="utf-8") == session:
+                return
+        except OSError:
+            pass
+        self.state_dir.mkdir(exist_ok=True)
+        atomic_write(path, session.encode("utf-8", "surrogatepass"))
+
+    def last_session(self) -> str:
+        try:
+            return (self.state_dir / "last-session").read_text(encoding="utf-8").strip()
+        except (OSError, UnicodeDecodeError):
+            return ""
+
+    # ---- writing ---------------------------------------------------------------------------
+    def _check_writable(self, path: Path) -> None:
+        self._require()
+        if path.is_symlink():
+            check_inside_root(path, self.root)
+        if not path.exists():
+            raise SelfImproveError(f"{self.relative(path)} is missing: run `self-improve init`")
+
+    def log(self, request: LogRequest) -> LogResult:
+        """The delta operation: merge one occurrence into a matching active entry, or append one."""
+        _validate(request)
+        path = self.file_for(request.kind)
+        self._check_writable(path)
+        now = request.now or utcnow()
+        session = request.session or self.last_session()
+        occurrence = occ.Occurrence(now.strftime("%Y-%m-%d"), task_hash(session))
+        with locked(self.lock_path):
+            text = self._read_text(path)
+            offsets = entry_offsets(text)
+            match = self._find_match(text, offsets, request)
+            if match is not None:
+                start, end = match
+                entry = Entry(tuple(_split(text[start:end])), file=self.relative(path))
+                updated = merge_occurrence(entry, request, occurrence, self.setting("log.max_occurrences"))
+                atomic_write(path, (text[:start] + updated.text + text[end:]).encode("utf-8", "surrogateescape"))
+                return LogResult(updated.id, False, updated.recurrence_count, occ.distinct_tasks(updated.occurrences), self.relative(path))
+            taken = {m.upper() for m in _ids_in(text)}
+            entry_id = new_id(request.kind, now, taken)
+            eol = "\r\n" if text.count("\r\n") * 2 > text.count("\n") else "\n"
+            see_also = request.see_also or self._related(text, offsets, request)
+            body = render_new(_new_entry(request, entry_id, now, occurrence, see_also), eol)
+            prefix = ""
+            if text and not text.endswith("\n"):
+                prefix = eol + eol
+            elif text and not text.endswith(eol + eol) and text.strip():
+                prefix = eol
+            append_durable(path, (prefix + body).encode("utf-8", "surrogateescape"))
+            return LogResult(entry_id, True, 1, 1 if occurrence.task != "-" else 0, self.relative(path))
+
+    def _find_match(self, text: str, offsets: list[int], request: LogRequest) -> tuple[int, int] | None:
+        """The span of the active entry this request merges into.
+
+        Same Pattern-Key first; else a near-identical summary among active entries that have no
+        Pattern-Key or the same one (so one summary logged twice never gives two entries).
+        """
+        spans = _spans(text, offsets)
+        key = request.pattern_key.strip()
+        if key:
+            pattern = rf"(?im)^[-*][ \t]+Pattern-Key:[ \t]*{re.escape(key)}[ \t]*\r?$"
+            for hit in re.finditer(pattern, text):
+                span = _span_at(spans, offsets, hit.start())
+                if span is not None:
+                    entry = _entry_at(text, span)
+                    if entry.status in ACTIVE_STATUSES and entry.pattern_key.casefold() == key.casefold():
+                        return span
+        threshold = float(self.setting("log.similarity_threshold"))
+        best: tuple[float, tuple[int, int]] | None = None
+        for score, span in _similar_summaries(text, offsets, spans, tokens(request.summary), threshold):
+            entry = _entry_at(text, span)
+            if entry.status not in ACTIVE_STATUSES:
+                continue
+            if entry.pattern_key and entry.pattern_key.casefold() != key.casefold():
+                continue
+            score = similarity(tokens(request.summary), tokens(entry.summary))
+            if score >= threshold and (best is None or score > best[0]):
+                best = (score, span)
+        return best[1] if best else None
+
+    def _related(self, text: str, offsets: list[int], request: LogRequest) -> str:
+        """See Also for a new entry: the closest entry that is similar but below the merge threshold."""
+        wanted = tokens(request.summary)
+        if len(wanted) < 3:
+            return ""
+        candidates = _similar_summaries(text, offsets, _spans(text, offsets), wanted, 0.5)
+        best = max(candidates, default=None, key=lambda pair: pair[0])
+        return _entry_at(text, best[1]).id if best else ""
+
+    def update(self, entry_id: str, edit: Callable[[Entry], Entry]) -> Entry:
+        """Apply ``edit`` to one entry under the lock and rewrite its file atomically."""
+        found = self.find(entry_id)
+        if found is None:
+            raise SelfImproveError(f"unknown ID {entry_id!r} (see `self-improve list`)")
+        kind = found[0]
+        path = self.file_for(kind)
+        self._check_writable(path)
+        with locked(self.lock_path):
+            parsed = self.parse(kind)  # re-read under the lock: another writer may have been first
+            for index, entry in enumerate(parsed.entries):
+                if entry.id.upper() == found[1].id.upper():
+                    break
+            else:
+                raise SelfImproveError(f"unknown ID {entry_id!r} (it vanished while we waited for the lock)")
+            new = edit(entry)
+            if new.text != entry.text:
+                entries = list(parsed.entries)
+                entries[index] = new
+                rendered = LearningsFile(parsed.preamble, tuple(entries)).render()
+                atomic_write(path, rendered.encode("utf-8", "surrogateescape"))
+            return new
+
+    def remove_entries(self, kind: str, ids: Iterable[str]) -> list[Entry]:
+        """Take entries out of their file (the caller has already written them elsewhere)."""
+        wanted = {i.upper() for i in ids}
+        path = self.file_for(kind)
+        self._check_writable(path)
+        with locked(self.lock_path):
+            parsed = self.parse(kind)
+            kept = tuple(e for e in parsed.entries if e.id.upper() not in wanted)
+            removed = [e for e in parsed.entries if e.id.upper() in wanted]
+            if removed:
+                atomic_write(path, LearningsFile(parsed.preamble, kept).render().encode("utf-8", "surrogateescape"))
+            return removed
+
+
+# ---- helpers -------------------------------------------------------------------------------------
+
+
+def _split(text: str) -> list[str]:
+    from self_improve.store.entry import split_lines
+
+    return split_lines(text)
+
+
+def _spans(text: str, offsets: list[int]) -> list[tuple[int, int]]:
+    return [(start, offsets[n + 1] if n + 1 < len(offsets) else len(text)) for n, start in enumerate(offsets)]
+
+
+def _span_at(spans: list[tuple[int, int]], offsets: list[int], position: int) -> tuple[int, int] | None:
+    index = bisect.bisect_right(offsets, position) - 1
+    return spans[index] if index >= 0 else None
+
+
+def _entry_at(text: str, span: tuple[int, int]) -> Entry:
+    return Entry(tuple(_split(text[span[0] : span[1]])))
+
+
+# The summary is one line under "### Summary" (or "### Requested Capability" for features). A
+# C-speed scan for those lines keeps `log` from parsing every entry of a large file.
+_SUMMARY_LINE = re.compile(r"(?im)^###[ \t]+(?:Summary|Requested Capability)[ \t]*\r?\n(?:[ \t]*\r?\n)*([^\r\n]*)")
+
+
+def _similar_summaries(
+    text: str, offsets: list[int], spans: list[tuple[int, int]], wanted: frozenset[str], threshold: float
+) -> list[tuple[float, tuple[int, int]]]:
+    out = []
+    for hit in _SUMMARY_LINE.finditer(text):
+        score = similarity(wanted, tokens(hit.group(1)))
+        if score >= threshold:
+            span = _span_at(spans, offsets, hit.start())
+            if span is not None:
+                out.append((score, span))
+    return out
+
+
+_ID_IN_HEADER = re.compile(r"(?m)^##[ \t]+\[([^\]\r\n]+)\]")
+
+
+def _ids_in(text: str) -> list[str]:
+    return [m.group(1).strip() for m in _ID_IN_HEADER.finditer(text)]
+
+
+def _validate(request: LogRequest) -> None:
+    if request.kind not in KINDS:
+        raise UsageError(f"unknown kind {request.kind!r}: choose learning, error or feature")
+    if not request.summary.strip():
+        raise UsageError("the summary must not be empty")
+    if "\n" in request.summary or "\r" in request.summary:
+        raise UsageError("the summary must be one line")
+    if request.priority and request.priority not in PRIORITIES:
+        raise UsageError(f"invalid priority {request.priority!r}: choose {', '.join(PRIORITIES)}")
+    if request.kind == "learning" and request.category and request.category not in LEARNING_CATEGORIES:
+        raise UsageError(f"invalid category {request.category!r} for a learning: choose {', '.join(LEARNING_CATEGORIES)}")
+    if request.pattern_key and not re.fullmatch(r"[A-Za-z0-9_.:/-]+", request.pattern_key):
+        raise UsageError(f"invalid Pattern-Key {request.pattern_key!r}: use letters, digits and . _ - : /")
+    for name in ("category", "area", "files", "tags", "source", "see_also"):
+        value = getattr(request, name)
+        if "\n" in value or "\r" in value:
+            raise UsageError(f"--{name.replace('_', '-')} must be one line")
+
+
+def _default_category(request: LogRequest) -> str:
+    if request.category:
+        return request.category
+    if request.kind == "learning":
+        return "insight"
+    if request.kind == "error":
+        return request.pattern_key or "command"
+    return re.sub(r"[^a-z0-9]+", "_", request.summary.casefold()).strip("_")[:40] or "capability"
+
+
+def _new_entry(request: LogRequest, entry_id: str, now: datetime, occurrence: occ.Occurrence, see_also: str) -> NewEntry:
+    day = now.strftime("%Y-%m-%d")
+    metadata: list[tuple[str, str]] = [
+        ("Source", request.source or ("error" if request.kind == "error" else "conversation")),
+    ]
+    if request.files:
+        metadata.append(("Related Files", request.files))
+    if request.tags:
+        metadata.append(("Tags", request.tags))
+    if see_also:
+        metadata.append(("See Also", see_also))
+    if request.pattern_key:
+        metadata.append(("Pattern-Key", request.pattern_key))
+    if request.kind == "error":
+        metadata.append(("Reproducible", "unknown"))
+    if request.kind == "feature":
+        metadata.append(("Frequency", "first_time"))
+    metadata.extend(
+        [
+            ("Recurrence-Count", "1"),
+            ("First-Seen", day),
+            ("Last-Seen", day),
+            ("Occurrences", occurrence.render()),
+        ]
+    )
+    if request.excerpt and request.kind != "error":
+        metadata.append(("Last-Excerpt", _one_line(request.excerpt)))
+    return NewEntry(
+        id=entry_id,
+        category=_default_category(request),
+        logged=iso(now),
+        priority=request.priority or "medium",
+        area=request.area,
+        summary=request.summary.strip(),
+        details=request.details,
+        action=request.action,
+        error_excerpt=request.excerpt,
+        metadata=tuple(metadata),
+    )
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())[:200]
+
+
+def merge_occurrence(entry: Entry, request: LogRequest, occurrence: occ.Occurrence, keep: int) -> Entry:
+    """One more occurrence: count, Last-Seen, the task, and the new fix if one was given."""
+    history = occ.add(entry.occurrences, occurrence, keep)
+    count = entry.recurrence_count + 1
+    first = min(filter(None, (entry.first_seen, occurrence.date)))
+    last = max(filter(None, (entry.last_seen, occurrence.date)))
+    updated = entry.with_metadata("Recurrence-Count", str(count))
+    updated = updated.with_metadata("First-Seen", first).with_metadata("Last-Seen", last)
+    updated = updated.with_metadata("Occurrences", ", ".join(o.render() for o in history))
+    if request.excerpt:
+        updated = updated.with_metadata("Last-Excerpt", _one_line(request.excerpt))
+    if request.pattern_key and not updated.pattern_key:
+        updated = updated.with_metadata("Pattern-Key", request.pattern_key)
+    if request.kind == "feature" and updated.meta("Frequency"):
+        updated = updated.with_metadata("Frequency", "recurring")
+    if request.priority and PRIORITY_RANK.get(request.priority, -1) > PRIORITY_RANK.get(updated.priority, -1):
+        updated = updated.with_field("Priority", request.priority)
+    if request.action.strip():
+        updated = _with_action(updated, request.action.strip())
+    if request.see_also and request.see_also not in updated.see_also:
+        joined = ", ".join((*updated.see_also, request.see_also))
+        updated = updated.with_metadata("See Also", joined)
+    return updated
+
+
+def _with_action(entry: Entry, action: str) -> Entry:
+    """Record a fix: fill an empty action section, or add the new fix as its latest line."""
+    titles = {"learning": "Suggested Action", "error": "Suggested Fix", "feature": "Suggested Implementation"}
+    section = entry.section(*titles.values())
+    title = section.title if section is not None else titles.get(entry.kind, "Suggested Action")
+    current = entry.section_text(title).strip()
+    if current == action or action in current.splitlines():
+        return entry
+    body = action.splitlines() if not current else [*current.splitlines(), *action.splitlines()]
+    return entry.with_section(title, body)
+
+
+def latest_action(entry: Entry) -> str:
+    """The newest fix line of an entry (fixes added by ``log --action`` accumulate, newest last)."""
+    lines = [line.strip() for line in entry.suggested_action.splitlines() if line.strip()]
+    return lines[-1] if lines else ""
+
+
+def validate_status(status: str) -> str:
+    if status not in STATUSES:
+        raise UsageError(f"invalid status {status!r}: choose {', '.join(STATUSES)}")
+    return status

@@ -1,0 +1,416 @@
+"""A loopback mock of the Anthropic Messages API, scripted for one-tool-call turns.
+
+The real Claude Code client is pointed at it with ``ANTHROPIC_BASE_URL``. The script is
+the one the harness contract README describes:
+
+* ``POST /v1/messages`` whose conversation holds no ``tool_result`` yet, and which offers
+  the ``Bash`` tool: answer with one ``tool_use`` block (``Bash``,
+  ``{"command": <command>, "description": "run"}``), ``stop_reason: tool_use``.
+* any other ``POST /v1/messages`` (after the tool ran, or a side request such as title
+  generation or a quota probe that offers no tools): answer with one text block and
+  ``end_turn``.
+* streaming (``"stream": true``) is answered in SSE (``message_start``,
+  ``content_block_start/delta/stop``, ``message_delta``, ``message_stop``); ``"stream":
+  false`` gets a plain JSON Message.
+* ``POST /v1/messages/count_tokens`` gets a token estimate, ``GET /v1/models`` a model list,
+  ``HEAD`` and anything else a harmless empty ``200 {}``. Every request is logged.
+
+Usage::
+
+    with MockAnthropic(command='python3 -c "import nosuchmod"') as mock:
+        run_claude(project, "run it", mock.url)
+        first, second = mock.conversation_requests()[:2]
+        assert "<error-detected>" in seen_text(second)
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import re
+import threading
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import urlsplit
+
+DEFAULT_FINAL_TEXT = "Done."
+
+
+@dataclass
+class LoggedRequest:
+    """One HTTP request as the mock received it."""
+
+    method: str
+    path: str  # without the query string
+    query: str
+    headers: dict[str, str]
+    raw_body: bytes
+    body: Any  # parsed JSON, or None when the body was empty or not JSON
+    response_kind: str = ""  # "tool_use", "text", "count_tokens", "models", "other"
+
+    @property
+    def is_messages(self) -> bool:
+        return self.method == "POST" and self.path.rstrip("/") == "/v1/messages"
+
+    @property
+    def tool_names(self) -> list[str]:
+        if not isinstance(self.body, dict):
+            return []
+        return [t.get("name", "") for t in self.body.get("tools") or [] if isinstance(t, dict)]
+
+    @property
+    def is_conversation(self) -> bool:
+        """A main-loop request: a Messages call that offers the Bash tool."""
+        return self.is_messages and "Bash" in self.tool_names
+
+    @property
+    def text(self) -> str:
+        """Everything the model was shown in this request, as one searchable string."""
+        return seen_text(self)
+
+
+# --- what the model saw --------------------------------------------------------------
+
+
+def _block_text(block: Any) -> list[str]:
+    """Text carried by one content block (recursing into tool_result contents)."""
+    if isinstance(block, str):
+        return [block]
+    if not isinstance(block, dict):
+        return []
+    kind = block.get("type")
+    if kind == "text":
+        return [str(block.get("text", ""))]
+    if kind == "tool_result":
+        content = block.get("content")
+        if isinstance(content, list):
+            out: list[str] = []
+            for sub in content:
+                out.extend(_block_text(sub))
+            return out
+        return [str(content)] if content is not None else []
+    if kind == "tool_use":
+        return [json.dumps(block.get("input", {}), ensure_ascii=False)]
+    if kind in ("thinking", "redacted_thinking"):
+        return [str(block.get("thinking", ""))]
+    return []
+
+
+def seen_parts(request: LoggedRequest | dict) -> list[str]:
+    """Text pieces the model saw: system prompt blocks, then every message's text blocks
+    (including ``<system-reminder>`` blocks and hook context) and tool_result contents."""
+    body = request.body if isinstance(request, LoggedRequest) else request
+    if not isinstance(body, dict):
+        return []
+    parts: list[str] = []
+    system = body.get("system")
+    if isinstance(system, str):
+        parts.append(system)
+    elif isinstance(system, list):
+        for block in system:
+            parts.extend(_block_text(block))
+    for message in body.get("messages") or []:
+        if not isinstance(message, dict):
+            continue
+        content = message.get("content")
+        if isinstance(content, str):
+            parts.append(content)
+        elif isinstance(content, list):
+            for block in content:
+                parts.extend(_block_text(block))
+    return parts
+
+
+def seen_text(request: LoggedRequest | dict) -> str:
+    return "\n".join(seen_parts(request))
+
+
+def message_text(request: LoggedRequest | dict) -> str:
+    """Like :func:`seen_text` but without the system prompt (messages only)."""
+    body = request.body if isinstance(request, LoggedRequest) else request
+    if not isinstance(body, dict):
+        return ""
+    return seen_text({"messages": body.get("messages") or []})
+
+
+def hook_context(request: LoggedRequest | dict, event: str) -> str:
+    """What hooks of ``event`` injected into this request, as the client labels it.
+
+    Claude Code 2.1.328 prefixes injected hook text with ``"<Event>[:<Tool>] hook additional
+    context: "`` (JSON ``additionalContext``) or ``"UserPromptSubmit hook success: "`` (plain
+    stdout of a prompt hook). Returns everything after each such label (to the end of its text
+    block, which for prompt hooks includes the rest of that system turn), joined by newlines.
+    """
+    labels = re.compile(rf"{re.escape(event)}(?::\w+)? hook (?:additional context|success): ")
+    found: list[str] = []
+    for part in seen_parts(request):
+        for match in labels.finditer(part):
+            found.append(part[match.end():])
+    return "\n".join(found)
+
+
+def tool_results(request: LoggedRequest | dict) -> list[dict]:
+    """Every ``tool_result`` block in the request's messages."""
+    body = request.body if isinstance(request, LoggedRequest) else request
+    out: list[dict] = []
+    if not isinstance(body, dict):
+        return out
+    for message in body.get("messages") or []:
+        content = message.get("content") if isinstance(message, dict) else None
+        if isinstance(content, list):
+            out.extend(b for b in content if isinstance(b, dict) and b.get("type") == "tool_result")
+    return out
+
+
+def has_tool_result(body: Any) -> bool:
+    return bool(tool_results(body))
+
+
+# --- responses -----------------------------------------------------------------------
+
+
+def _usage(body: Any) -> dict[str, int]:
+    size = len(json.dumps(body)) if body is not None else 0
+    return {
+        "input_tokens": max(1, size // 4),
+        "output_tokens": 1,
+        "cache_creation_input_tokens": 0,
+        "cache_read_input_tokens": 0,
+    }
+
+
+def _message(body: Any, content: list[dict], stop_reason: str, msg_id: str) -> dict:
+    model = body.get("model", "claude-mock") if isinstance(body, dict) else "claude-mock"
+    return {
+        "id": msg_id,
+        "type": "message",
+        "role": "assistant",
+        "model": model,
+        "content": content,
+        "stop_reason": stop_reason,
+        "stop_sequence": None,
+        "usage": _usage(body),
+    }
+
+
+def _sse(events: list[dict]) -> bytes:
+    chunks = [f"event: {e['type']}\ndata: {json.dumps(e)}\n\n" for e in events]
+    return "".join(chunks).encode()
+
+
+def _stream_events(message: dict) -> list[dict]:
+    start = dict(message, content=[], stop_reason=None, stop_sequence=None)
+    events: list[dict] = [{"type": "message_start", "message": start}]
+    for index, block in enumerate(message["content"]):
+        if block["type"] == "tool_use":
+            events.append(
+                {
+                    "type": "content_block_start",
+                    "index": index,
+                    "content_block": {"type": "tool_use", "id": block["id"], "name": block["name"], "input": {}},
+                }
+            )
+            events.append(
+                {
+                    "type": "content_block_delta",
+                    "index": index,
+                    "delta": {"type": "input_json_delta", "partial_json": json.dumps(block["input"])},
+                }
+            )
+        else:
+            events.append(
+                {"type": "content_block_start", "index": index, "content_block": {"type": "text", "text": ""}}
+            )
+            events.append(
+                {"type": "content_block_delta", "index": index, "delta": {"type": "text_delta", "text": block["text"]}}
+            )
+        events.append({"type": "content_block_stop", "index": index})
+    events.append(
+        {
+            "type": "message_delta",
+            "delta": {"stop_reason": message["stop_reason"], "stop_sequence": None},
+            "usage": {"output_tokens": 5},
+        }
+    )
+    events.append({"type": "message_stop"})
+    return events
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server: "_Server"
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
+        pass  # keep pytest output clean; everything is in MockAnthropic.requests
+
+    # every verb funnels through here
+    def _handle(self) -> None:
+        mock = self.server.mock
+        split = urlsplit(self.path)
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length) if length > 0 else b""
+        try:
+            body = json.loads(raw) if raw else None
+        except ValueError:
+            body = None
+        logged = LoggedRequest(
+            method=self.command,
+            path=split.path,
+            query=split.query,
+            headers={k.lower(): v for k, v in self.headers.items()},
+            raw_body=raw,
+            body=body,
+        )
+        mock._record(logged)
+        try:
+            self._respond(mock, logged)
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+
+    def _send(self, status: int, payload: bytes, content_type: str, *, head: bool = False) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(payload)))
+        self.send_header("request-id", "req_mock")
+        self.end_headers()
+        if not head:
+            self.wfile.write(payload)
+        self.wfile.flush()
+
+    def _json(self, obj: Any, status: int = 200) -> None:
+        self._send(status, json.dumps(obj).encode(), "application/json", head=self.command == "HEAD")
+
+    def _respond(self, mock: "MockAnthropic", req: LoggedRequest) -> None:
+        path = req.path.rstrip("/")
+        if req.method == "POST" and path == "/v1/messages/count_tokens":
+            req.response_kind = "count_tokens"
+            self._json({"input_tokens": _usage(req.body)["input_tokens"]})
+            return
+        if req.method == "POST" and path == "/v1/messages":
+            message = mock._answer(req)
+            if isinstance(req.body, dict) and req.body.get("stream"):
+                self._send(200, _sse(_stream_events(message)), "text/event-stream; charset=utf-8")
+            else:
+                self._json(message)
+            return
+        if req.method == "GET" and path.startswith("/v1/models"):
+            req.response_kind = "models"
+            model = {"type": "model", "id": "claude-mock", "display_name": "Mock", "created_at": "2025-01-01T00:00:00Z"}
+            if path == "/v1/models":
+                self._json({"data": [model], "has_more": False, "first_id": "claude-mock", "last_id": "claude-mock"})
+            else:
+                self._json(dict(model, id=path.rsplit("/", 1)[-1]))
+            return
+        req.response_kind = "other"
+        self._json({})
+
+    do_POST = do_GET = do_HEAD = do_PUT = do_DELETE = do_PATCH = do_OPTIONS = _handle
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+    mock: "MockAnthropic"
+
+
+class MockAnthropic:
+    """Threaded loopback mock; a context manager. ``requests`` logs everything received."""
+
+    def __init__(self, command: str = "echo hello", final_text: str = DEFAULT_FINAL_TEXT) -> None:
+        self.command = command
+        self.final_text = final_text
+        self._ids = itertools.count(1)
+        self._lock = threading.Lock()
+        self._requests: list[LoggedRequest] = []
+        self._server: _Server | None = None
+        self._thread: threading.Thread | None = None
+
+    # lifecycle
+    def start(self) -> "MockAnthropic":
+        if self._server is not None:
+            return self
+        server = _Server(("127.0.0.1", 0), _Handler)
+        server.mock = self
+        self._server = server
+        self._thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05},
+                                        name="mock-anthropic", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        server, self._server = self._server, None
+        if server is None:
+            return
+        server.shutdown()
+        server.server_close()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+            self._thread = None
+
+    def __enter__(self) -> "MockAnthropic":
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    @property
+    def port(self) -> int:
+        if self._server is None:
+            raise RuntimeError("mock is not running")
+        return self._server.server_address[1]
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    # the log
+    def _record(self, req: LoggedRequest) -> None:
+        with self._lock:
+            self._requests.append(req)
+
+    @property
+    def requests(self) -> list[LoggedRequest]:
+        with self._lock:
+            return list(self._requests)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._requests.clear()
+
+    def messages_requests(self) -> list[LoggedRequest]:
+        """Every ``POST /v1/messages`` (main loop and side requests), in arrival order."""
+        return [r for r in self.requests if r.is_messages]
+
+    def conversation_requests(self) -> list[LoggedRequest]:
+        """Main-loop requests only (those offering the Bash tool), in arrival order."""
+        return [r for r in self.requests if r.is_conversation]
+
+    def all_seen_text(self) -> str:
+        return "\n\n".join(seen_text(r) for r in self.messages_requests())
+
+    def describe(self) -> str:
+        """A short human summary of the log, for assertion messages."""
+        lines = []
+        for i, r in enumerate(self.requests):
+            extra = ""
+            if r.is_messages:
+                extra = f" tools={len(r.tool_names)} msgs={len((r.body or {}).get('messages') or [])}"
+                extra += f" stream={bool((r.body or {}).get('stream'))} -> {r.response_kind}"
+            lines.append(f"#{i} {r.method} {r.path}{'?' + r.query if r.query else ''}{extra}")
+        return "\n".join(lines) or "(no requests)"
+
+    # the script
+    def _answer(self, req: LoggedRequest) -> dict:
+        n = next(self._ids)
+        if req.is_conversation and not has_tool_result(req.body):
+            req.response_kind = "tool_use"
+            block = {
+                "type": "tool_use",
+                "id": f"toolu_mock{n:04d}",
+                "name": "Bash",
+                "input": {"command": self.command, "description": "run"},
+            }
+            return _message(req.body, [block], "tool_use", f"msg_mock{n:04d}")
+        req.response_kind = "text"
+        return _message(req.body, [{"type": "text", "text": self.final_text}], "end_turn", f"msg_mock{n:04d}")
