@@ -12,18 +12,22 @@ Reading
     A missing database, or one whose ``transcript_events`` table does not exist yet (OpenClaw
     is creating it), is simply empty.
 
-Offsets and crash safety
+Offsets and crash safety: never double count
     The last processed ``seq`` per (database, session) is kept in a JSON file (default
     ``$XDG_STATE_HOME/self-improve/openclaw-offsets.json``), written atomically (temp file,
-    fsync, ``os.replace``, fsync of the dir).  Recording happens before the offset is saved,
-    so a crash can never *miss* a row.  The window in which a crash could *double count* is
-    made as small as we can: the offset is saved right after **each recorded error** (not
-    only at the end of a batch), so at most the single error recorded in the last
-    microseconds before a crash could be counted twice; rows with nothing to record are
-    committed per batch, and replaying them is harmless (nothing is recorded for them).
-    Exactly-once would need the store to dedupe on (session, seq), which its contract does
-    not offer.  A failed record (e.g. a malformed ERRORS.md) stops that session for this pass
-    *without* advancing, so the row is retried next pass rather than lost.
+    fsync, ``os.replace``, fsync of the dir).
+
+    Exactly-once would need the store to dedupe on (session, seq), which its contract does not
+    offer, so one side of a crash window has to give.  We choose **never double count**: a
+    double-counted error inflates a recurrence count and can promote a rule that was not
+    earned, while one missed occurrence of a failure is harmless (a real recurring failure
+    recurs).  So, for a row that is about to be recorded, the offset is saved *before* the
+    store write; a hard crash (SIGKILL, power loss) in the microseconds between the two loses
+    that one occurrence and nothing else.  If the store write *raises* (a malformed ERRORS.md,
+    a lock timeout), the offset is rewound and saved, so the row is retried next pass rather
+    than lost, and that session stops for this pass.  Rows with nothing to record are
+    committed per batch: replaying them after a crash records nothing, so it is harmless.
+    SIGINT/SIGTERM only set a flag checked between passes, so they never cut a record short.
 
     The offsets file is guarded by an advisory lock held for a whole pass, so a ``sweep`` run
     while ``watch`` is running waits for the watcher's pass and then continues from its
@@ -39,24 +43,26 @@ Compressed rows
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import json
 import os
+import re
+import shlex
 import sqlite3
-import tempfile
 import threading
 import time
 import urllib.parse
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Protocol
 
+from self_improve.atomic import atomic_write
+from self_improve.filelock import locked
 from self_improve.harnesses import openclaw
 from self_improve.harnesses.base import ToolResult
+from self_improve.paths import find_learnings_root
 
-LEARNINGS_DIR = ".learnings"
 OFFSETS_FILENAME = "openclaw-offsets.json"
 OFFSETS_VERSION = 1
 BATCH_SIZE = 200
@@ -66,6 +72,8 @@ CALL_LOOKBACK_ROWS = 1000
 BUSY_TIMEOUT_S = 0.25
 BUSY_ATTEMPTS = 3
 BUSY_PAUSE_S = 0.1
+# A sweep waits this long for a running watcher's pass to finish with the offsets file.
+OFFSETS_LOCK_TIMEOUT_S = 600.0
 
 
 # -- seams (injectable for tests and for the lead's later wiring) ----------------------------
@@ -80,7 +88,8 @@ class DetectionLike(Protocol):
     def excerpt(self) -> str: ...
 
 
-Detector = Callable[[ToolResult], "DetectionLike | None"]
+# (result, project root) -> detection; the project is passed so its own [detect] rules apply.
+Detector = Callable[[ToolResult, Path], "DetectionLike | None"]
 
 
 @dataclass(frozen=True)
@@ -96,22 +105,30 @@ class Hit:
     detection: DetectionLike
 
 
-Recorder = Callable[[Hit], None]
+# Returns False when the project declines (not counted as recorded); None or True: recorded.
+Recorder = Callable[[Hit], "bool | None"]
 OnRecorded = Callable[[frozenset[Path]], None]
 
 
-def default_detector(result: ToolResult) -> DetectionLike | None:
-    # Imported lazily: the watcher starts fast and the rules file is read only when needed.
-    from self_improve.detect.errors import detect
+def default_detector(result: ToolResult, project: Path) -> DetectionLike | None:
+    """The packaged rules merged with the project's ``[detect]`` table, as the hooks do."""
+    # Imported lazily: the watcher starts fast and reads rules only when a result needs them.
+    from self_improve.detect.errors import detect, load_rules
+    from self_improve.store.store import Store
 
-    return detect(result)
+    overrides = Store(project).config.get("detect")
+    return detect(result, load_rules(overrides) if overrides else None)
 
 
-def store_recorder(hit: Hit) -> None:
+def store_recorder(hit: Hit) -> bool:
     """Record through the store: the only code that touches ``.learnings/``."""
     from self_improve.store.store import LogRequest, Store
 
-    Store(hit.project).log(
+    store = Store(hit.project)
+    # The watcher is OpenClaw's post-bash hook, so the hooks' switch applies to it too.
+    if store.setting("hooks.record_errors") is False:
+        return False
+    store.log(
         LogRequest(
             kind="error",
             summary=hit.detection.title,
@@ -121,6 +138,7 @@ def store_recorder(hit: Hit) -> None:
             now=hit.when,
         )
     )
+    return True
 
 
 # -- locations -------------------------------------------------------------------------------
@@ -135,13 +153,36 @@ def default_offsets_path(env: Mapping[str, str] | None = None) -> Path:
 
 def find_project(cwd: str) -> Path | None:
     """The nearest ancestor of ``cwd`` (itself included) holding ``.learnings/``: the opt-in."""
+    # A relative cwd would resolve against *our* cwd, which says nothing about the agent's.
     if not cwd or not os.path.isabs(cwd):
         return None
-    path = Path(cwd)
-    for candidate in (path, *path.parents):
-        if (candidate / LEARNINGS_DIR).is_dir():
-            return candidate
-    return None
+    return find_learnings_root(cwd)
+
+
+# Agents often run `cd /some/project && make` from their workspace: OpenClaw's cwd is then the
+# workspace, yet the failure belongs to the project.  Only a plain leading `cd DIR &&` / `;` is
+# understood; anything cleverer (variables, ~, subshells) falls back to the cwd.
+_LEADING_CD = re.compile(r"""^\s*cd\s+(?:--\s+)?("(?:[^"\\$`]|\\.)*"|'[^']*'|[^\s;&|'"$`~]+)\s*(?:&&|;)""")
+
+
+def command_dir(result: ToolResult) -> str | None:
+    """The directory a command ``cd``s into first, resolved against its cwd, if any."""
+    match = _LEADING_CD.match(result.command)
+    if match is None:
+        return None
+    try:
+        (target,) = shlex.split(match.group(1))
+    except ValueError:
+        return None
+    if os.path.isabs(target):
+        return os.path.normpath(target)
+    return os.path.normpath(os.path.join(result.cwd, target)) if os.path.isabs(result.cwd) else None
+
+
+def project_for(result: ToolResult, project_of: Callable[[str], Path | None] = find_project) -> Path | None:
+    """Where a result is recorded: the project of its leading ``cd`` target, else of its cwd."""
+    target = command_dir(result)
+    return (project_of(target) if target else None) or project_of(result.cwd)
 
 
 # -- offsets ---------------------------------------------------------------------------------
@@ -162,14 +203,10 @@ class Offsets:
     @contextlib.contextmanager
     def locked(self) -> Iterator[Offsets]:
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        with open(self.path.with_name(self.path.name + ".lock"), "a+") as handle:
-            fcntl.flock(handle, fcntl.LOCK_EX)
-            try:
-                self.load()
-                yield self
-                self.save()
-            finally:
-                fcntl.flock(handle, fcntl.LOCK_UN)
+        with locked(self.path.with_name(self.path.name + ".lock"), timeout=OFFSETS_LOCK_TIMEOUT_S):
+            self.load()
+            yield self
+            self.save()
 
     def load(self) -> None:
         self._data = _read_offsets(self.path)
@@ -187,11 +224,22 @@ class Offsets:
             sessions[session] = seq
             self._dirty = True
 
+    def rewind(self, database: Path, session: str, seq: int) -> None:
+        """Put a session back to ``seq`` (after a failed record), even though it is lower."""
+        sessions = self._data.setdefault(_db_key(database), {})
+        if sessions.get(session, -1) != seq:
+            if seq < 0:
+                sessions.pop(session, None)
+            else:
+                sessions[session] = seq
+            self._dirty = True
+
     def save(self) -> None:
         if not self._dirty:
             return
         payload = {"version": OFFSETS_VERSION, "databases": self._data}
-        atomic_write_text(self.path, json.dumps(payload, indent=1, sort_keys=True) + "\n")
+        text = json.dumps(payload, indent=1, sort_keys=True) + "\n"
+        atomic_write(self.path, text.encode("utf-8"))  # temp + fsync + os.replace + dir fsync
         self._dirty = False
 
 
@@ -220,33 +268,6 @@ def _read_offsets(path: Path) -> dict[str, dict[str, int]]:
 
 class OffsetsError(RuntimeError):
     """The offsets file exists but cannot be used."""
-
-
-def atomic_write_text(path: Path, text: str) -> None:
-    """Write ``text`` so a reader sees the old or the new file, never a torn one."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
-    _fsync_dir(path.parent)
-
-
-def _fsync_dir(directory: Path) -> None:
-    # The rename is durable only once the directory entry is; not all filesystems allow it.
-    with contextlib.suppress(OSError):
-        fd = os.open(directory, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
 
 
 # -- zstd ------------------------------------------------------------------------------------
@@ -379,6 +400,7 @@ class SweepReport:
     busy: int = 0
     unreadable: int = 0
     outside_projects: int = 0
+    declined: int = 0
     record_failures: int = 0
     projects: tuple[str, ...] = ()
     warnings: tuple[str, ...] = ()
@@ -394,6 +416,7 @@ class SweepReport:
             "busy": self.busy,
             "unreadable": self.unreadable,
             "outside_projects": self.outside_projects,
+            "declined": self.declined,
             "record_failures": self.record_failures,
             "projects": list(self.projects),
             "projects_touched": len(self.projects),
@@ -414,6 +437,7 @@ class _Tally:
     busy: int = 0
     unreadable: int = 0
     outside_projects: int = 0
+    declined: int = 0
     record_failures: int = 0
     projects: set[Path] = field(default_factory=set)
     warnings: list[str] = field(default_factory=list)
@@ -429,6 +453,7 @@ class _Tally:
             busy=self.busy,
             unreadable=self.unreadable,
             outside_projects=self.outside_projects,
+            declined=self.declined,
             record_failures=self.record_failures,
             projects=tuple(sorted(str(p) for p in self.projects)),
             warnings=tuple(self.warnings),
@@ -610,33 +635,41 @@ def _process_row(row: Row, reader: _SessionReader, database: Path, ctx: _PassCon
     tally.tool_results += 1
     if ctx.since_ms is not None and row.created_at is not None and row.created_at < ctx.since_ms:
         return True
-    project = ctx.project_of(result.cwd)
+    project = project_for(result, ctx.project_of)
     if project is None:
         tally.outside_projects += 1  # opt-in: no .learnings/ above the command's cwd
         return True
-    detection = ctx.detector(result)
-    if detection is None:
-        return True
-    hit = Hit(project, row.session_id, database, row.seq, _when(row), result, detection)
+    previous = ctx.offsets.last_seq(database, row.session_id)
     try:
-        ctx.recorder(hit)
-    except Exception as exc:  # the store's failure must not kill the watcher
+        detection = ctx.detector(result, project)
+        if detection is None:
+            return True
+        hit = Hit(project, row.session_id, database, row.seq, _when(row), result, detection)
+        # Commit the offset BEFORE recording: a crash in between loses this one occurrence but
+        # can never count it twice (see the module doc for why that is the better side).
+        ctx.offsets.advance(database, row.session_id, row.seq)
+        ctx.offsets.save()
+        recorded = ctx.recorder(hit)
+    except Exception as exc:  # a project's broken config or store must not kill the watcher
+        # Nothing was recorded: rewind, so the row is retried next pass rather than lost.
+        ctx.offsets.rewind(database, row.session_id, previous)
+        ctx.offsets.save()
         tally.record_failures += 1
         tally.warnings.append(f"could not record {row.session_id}#{row.seq} in {project}: {exc}")
         return False
+    if recorded is False:
+        tally.declined += 1
+        return True
     tally.errors_recorded += 1
     tally.projects.add(project)
-    # Commit this row at once: shrinks the double-count window to one record (see module doc).
-    ctx.offsets.advance(database, row.session_id, row.seq)
-    ctx.offsets.save()
     return True
 
 
 def _when(row: Row) -> datetime:
-    # Local naive time, like datetime.now(), which is what the store gets from the hooks.
+    # Aware UTC, like the store's own clock: the occurrence is dated when the command ran.
     if row.created_at is None:
-        return datetime.now()
-    return datetime.fromtimestamp(row.created_at / 1000)
+        return datetime.now(timezone.utc)
+    return datetime.fromtimestamp(row.created_at / 1000, tz=timezone.utc)
 
 
 # -- watching --------------------------------------------------------------------------------

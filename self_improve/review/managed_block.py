@@ -22,7 +22,8 @@ Rules we follow so that promote-then-retire-all gives the user's file back byte 
 * **Appending a block** to text ``T`` (no block yet):
 
   - ``T == ""``: the result is the block alone, with a final newline.
-  - ``T`` ends with ``\\n``: ``T + EOL + block + EOL`` (one blank line, block keeps a final newline).
+  - ``T`` ends with ``\\n``: ``T + EOL + block + EOL`` (one blank line; the block keeps a
+    final newline).
   - ``T`` does not end with ``\\n``: ``T + EOL + EOL + block`` -- the newline ``T`` lacked, one
     blank line, and the block *without* a final newline. ``T`` and ``T + "\\n"`` would otherwise
     give the same bytes; mirroring the user's "no final newline" on our last line keeps the two
@@ -35,8 +36,11 @@ Rules we follow so that promote-then-retire-all gives the user's file back byte 
     strip that ``EOL`` (the blank line);
   - block has no final newline and the text before it is ``T + EOL + EOL`` with ``T`` non-empty
     and not ending in ``\\n``: strip both;
-  - anything else (the user moved the block, removed the blank line, wrote after it): remove
-    only the block's own lines and leave every user byte alone.
+  - a block with a blank line both before and after it (the user wrote after it, moved it, or a
+    second block follows it): remove the block and the blank line before it; a block that
+    starts the file takes the blank line after it. No double gap is left, and removing several
+    blocks (rules and OpenClaw reminder in one file) in any order still restores the original;
+  - anything else (e.g. the user removed the blank line): remove only the block's own lines.
 
 * **Code fences**: markers inside ````` ``` ````` / ``~~~`` fenced code (CommonMark rules: up to
   three spaces of indent, a closing fence of the same character at least as long, an unclosed
@@ -150,7 +154,8 @@ def _end_marker(marker_name: str) -> str:
 
 
 def _begin_line(marker_name: str, note: str) -> str:
-    return f"{_begin_prefix(marker_name)} {note} -->" if note else f"{_begin_prefix(marker_name)} -->"
+    prefix = _begin_prefix(marker_name)
+    return f"{prefix} {note} -->" if note else f"{prefix} -->"
 
 
 def _parse(text: str, marker_name: str) -> _Parsed:
@@ -167,7 +172,8 @@ def _parse(text: str, marker_name: str) -> _Parsed:
             char, length, _ = fence
             stripped = content.lstrip(" ")
             run = len(stripped) - len(stripped.lstrip(char))
-            if len(content) - len(stripped) <= 3 and run >= length and not stripped[run:].strip(" \t"):
+            indent = len(content) - len(stripped)
+            if indent <= 3 and run >= length and not stripped[run:].strip(" \t"):
                 fence = None
             continue
         opening = _FENCE_OPEN.fullmatch(content)
@@ -252,7 +258,16 @@ def _without_block(lines: list[str], block: _Block) -> list[str]:
     before = "".join(lines[: block.begin])
     after = lines[block.end + 1 :]
     if after:
-        return lines[: block.begin] + after
+        head = lines[: block.begin]
+        if _content(after[0]) == "":
+            # Blank lines on both sides: one of them is the separator we wrote (or the user
+            # wrote around a block they moved); keeping both would leave a double gap. A block
+            # that starts the file had no separator before it, so the gap after it is the one.
+            if not head:
+                after = after[1:]
+            elif len(head) >= 2 and _content(head[-1]) == "":
+                head = head[:-1]
+        return head + after
     eol = _ending(lines[block.begin])  # the separator was written with the block's own ending
     if _ending(lines[block.end]):
         head = before[: -len(eol)]
@@ -334,9 +349,8 @@ def upsert_rule(
     parsed = _parse(text, marker_name)
     block = _single_block(parsed, marker_name)
     if block is None:
-        return _append_block(
-            text, parsed, [_begin_line(marker_name, RULES_NOTE), heading, bullet, _end_marker(marker_name)]
-        )
+        begin, end = _begin_line(marker_name, RULES_NOTE), _end_marker(marker_name)
+        return _append_block(text, parsed, [begin, heading, bullet, end])
 
     lines = list(parsed.lines)
     bullets = _bullet_indexes(parsed, block)
@@ -494,7 +508,9 @@ def _current_umask() -> int:
 def _write_atomically(path: Path, data: bytes, mode: int) -> None:
     import tempfile  # see _unified_diff
 
-    descriptor, temp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    descriptor, temp_name = tempfile.mkstemp(
+        dir=path.parent, prefix=f".{path.name}.", suffix=".tmp"
+    )
     try:
         with os.fdopen(descriptor, "wb") as handle:
             handle.write(data)

@@ -270,7 +270,7 @@ class Entry:
     @property
     def summary(self) -> str:
         text = self.section_text(*SUMMARY_SECTIONS)
-        return " ".join(text.split())
+        return " ".join(line.strip() for line in text.splitlines() if line.strip())
 
     @property
     def details(self) -> str:

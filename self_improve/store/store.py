@@ -151,10 +151,11 @@ class Store:
             created.append(self.dir)
         wanted = [(self.file_for(kind), HEADERS[kind]) for kind in KINDS]
         wanted.append((self.dir / ".gitignore", GITIGNORE))
+        for path, _ in wanted:  # check everything before writing anything
+            if path.is_symlink():
+                check_inside_root(path, self.root)
         for path, content in wanted:
             if path.is_symlink() or path.exists():
-                if path.is_symlink():
-                    check_inside_root(path, self.root)
                 continue
             with locked(self.lock_path):
                 try:
@@ -272,13 +273,9 @@ class Store:
         spans = _spans(text, offsets)
         key = request.pattern_key.strip()
         if key:
-            pattern = rf"(?im)^[-*][ \t]+Pattern-Key:[ \t]*{re.escape(key)}[ \t]*\r?$"
-            for hit in re.finditer(pattern, text):
-                span = _span_at(spans, offsets, hit.start())
-                if span is not None:
-                    entry = _entry_at(text, span)
-                    if entry.status in ACTIVE_STATUSES and entry.pattern_key.casefold() == key.casefold():
-                        return span
+            for span, entry in _keyed_entries(text, offsets, spans, key):
+                if entry.status in ACTIVE_STATUSES:
+                    return span
         threshold = float(self.setting("log.similarity_threshold"))
         best: tuple[float, tuple[int, int]] | None = None
         for score, span in _similar_summaries(text, offsets, spans, tokens(request.summary), threshold):
@@ -300,6 +297,14 @@ class Store:
         candidates = _similar_summaries(text, offsets, _spans(text, offsets), wanted, 0.5)
         best = max(candidates, default=None, key=lambda pair: pair[0])
         return _entry_at(text, best[1]).id if best else ""
+
+    def with_pattern_key(self, kind: str, key: str) -> list[Entry]:
+        """Entries of one kind with this Pattern-Key, in file order (no lock: a read)."""
+        path = self.file_for(kind)
+        text = self._read_text(path)
+        offsets = entry_offsets(text)
+        found = _keyed_entries(text, offsets, _spans(text, offsets), key.strip())
+        return [Entry(entry.lines, file=self.relative(path)) for _, entry in found]
 
     def update(self, entry_id: str, edit: Callable[[Entry], Entry]) -> Entry:
         """Apply ``edit`` to one entry under the lock and rewrite its file atomically."""
@@ -354,6 +359,21 @@ def _spans(text: str, offsets: list[int]) -> list[tuple[int, int]]:
 def _span_at(spans: list[tuple[int, int]], offsets: list[int], position: int) -> tuple[int, int] | None:
     index = bisect.bisect_right(offsets, position) - 1
     return spans[index] if index >= 0 else None
+
+
+def _keyed_entries(
+    text: str, offsets: list[int], spans: list[tuple[int, int]], key: str
+) -> list[tuple[tuple[int, int], Entry]]:
+    """Entries whose metadata has this Pattern-Key, found by one scan instead of a full parse."""
+    out = []
+    pattern = rf"(?im)^[-*][ \t]+Pattern-Key:[ \t]*{re.escape(key)}[ \t]*\r?$"
+    for hit in re.finditer(pattern, text):
+        span = _span_at(spans, offsets, hit.start())
+        if span is not None and (not out or out[-1][0] != span):
+            entry = _entry_at(text, span)
+            if entry.pattern_key.casefold() == key.casefold():
+                out.append((span, entry))
+    return out
 
 
 def _entry_at(text: str, span: tuple[int, int]) -> Entry:
@@ -459,8 +479,21 @@ def _one_line(text: str) -> str:
     return " ".join(text.split())[:200]
 
 
+def is_fix_only(entry: Entry, request: LogRequest, occurrence: occ.Occurrence) -> bool:
+    """A fix for the incident just recorded, not a new incident.
+
+    The hook records each failure itself; when the agent then runs the printed
+    ``self-improve log error --pattern-key K --action FIX`` in the same task on the same day, that
+    call describes the same occurrence, so it adds the fix without counting again.
+    """
+    history = entry.occurrences
+    return bool(request.action.strip()) and occurrence.task != "-" and bool(history) and history[-1] == occurrence
+
+
 def merge_occurrence(entry: Entry, request: LogRequest, occurrence: occ.Occurrence, keep: int) -> Entry:
     """One more occurrence: count, Last-Seen, the task, and the new fix if one was given."""
+    if is_fix_only(entry, request, occurrence):
+        return _with_action(entry, request.action.strip())
     history = occ.add(entry.occurrences, occurrence, keep)
     count = entry.recurrence_count + 1
     first = min(filter(None, (entry.first_seen, occurrence.date)))

@@ -3,7 +3,7 @@
 Install: ``npm install @anthropic-ai/claude-code@2.1.328`` into a cache directory outside the repo,
 ``${SELF_IMPROVE_TEST_CACHE:-~/.cache/self-improve-tests}/claude-code-2.1.328``. An exclusive
 ``flock`` on a sibling ``.lock`` file serialises parallel test processes; npm installs into a
-staging directory that is renamed into place, and a ``.installed`` stamp (JSON: version, binary,
+staging directory that is renamed into place, and a ``.installed`` stamp (JSON: version, install
 seconds) marks a finished install. A cached install is re-checked with ``claude --version``.
 
 Skips: only when ``npm`` is not on PATH or the npm registry cannot be reached, always with the
@@ -39,14 +39,14 @@ import pytest
 CLAUDE_CODE_PACKAGE = "@anthropic-ai/claude-code"
 CLAUDE_CODE_VERSION = "2.1.328"
 DEFAULT_TIMEOUT = 120.0
-NPM_TIMEOUT = 600.0
+NPM_TIMEOUT = 300.0
 REGISTRY_PROBE_TIMEOUT = 60.0
 
 # npm error codes / messages that mean "cannot reach the registry", not "the install is broken".
 _NETWORK_ERRORS = re.compile(
     r"ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ECONNRESET|ETIMEDOUT|ESOCKETTIMEDOUT|ENETUNREACH|EHOSTUNREACH"
     r"|UNABLE_TO_GET_ISSUER_CERT|SELF_SIGNED_CERT|CERT_HAS_EXPIRED|request to \S+ failed|network"
-    r"|socket hang up|getaddrinfo|proxy",
+    r"|socket hang up|getaddrinfo|\bE50[234]\b",
     re.IGNORECASE,
 )
 
@@ -115,6 +115,7 @@ def _binary_in(prefix: Path) -> Path:
 
 def _reported_version(binary: Path) -> str:
     """``claude --version`` output; raises a test failure if the binary does not run."""
+    hint = f" (delete {install_dir()} to reinstall)"
     try:
         proc = subprocess.run(
             [str(binary), "--version"],
@@ -125,9 +126,9 @@ def _reported_version(binary: Path) -> str:
             env=_base_env(Path(tempfile.gettempdir())),
         )
     except (OSError, subprocess.TimeoutExpired) as exc:
-        pytest.fail(f"installed Claude Code at {binary} does not run: {exc!r}")
+        pytest.fail(f"installed Claude Code at {binary} does not run: {exc!r}{hint}")
     if proc.returncode != 0:
-        pytest.fail(f"`{binary} --version` exited {proc.returncode}: {proc.stdout}{proc.stderr}")
+        pytest.fail(f"`{binary} --version` exited {proc.returncode}: {proc.stdout}{proc.stderr}{hint}")
     return proc.stdout.strip()
 
 
@@ -162,17 +163,31 @@ def _npm(npm: str, args: Sequence[str], *, cwd: Path, timeout: float) -> subproc
     )
 
 
+def _npm_error_summary(output: str) -> str:
+    """One line out of npm's error dump: its error code and the first real message."""
+    lines = [re.sub(r"^npm (?:error|ERR!) ?", "", line).strip() for line in output.splitlines()]
+    lines = [line for line in lines if line and not line.startswith("at ")]
+    code = next((line.split(None, 1)[1] for line in lines if line.startswith("code ")), "")
+    detail = next(
+        (line for line in lines if not re.match(r"(code|syscall|errno|A complete log)\b", line)),
+        lines[0] if lines else "no output",
+    )
+    return f"{code}: {detail}" if code else detail
+
+
 def _check_registry(npm: str, spec: str, cwd: Path) -> None:
     """Skip (visibly) when the registry cannot be reached; fail when it answers with an error."""
     try:
-        proc = _npm(npm, ["view", spec, "version"], cwd=cwd, timeout=REGISTRY_PROBE_TIMEOUT)
+        # no retries: an unreachable registry should answer in seconds, not after npm's backoff
+        args = ["view", spec, "version", "--fetch-retries=0", "--fetch-timeout=20000"]
+        proc = _npm(npm, args, cwd=cwd, timeout=REGISTRY_PROBE_TIMEOUT)
     except subprocess.TimeoutExpired:
         _skip_or_fail(f"npm registry unreachable: `npm view {spec} version` timed out after {REGISTRY_PROBE_TIMEOUT:.0f}s")
         raise AssertionError("unreachable")  # for type checkers; skip/fail raised above
     output = (proc.stdout + proc.stderr).strip()
     if proc.returncode != 0:
         if _NETWORK_ERRORS.search(output):
-            _skip_or_fail(f"npm registry unreachable ({spec}): {output[-600:]}")
+            _skip_or_fail(f"npm registry unreachable (`npm view {spec}`): {_npm_error_summary(output)}")
         pytest.fail(f"`npm view {spec} version` failed (exit {proc.returncode}): {output[-2000:]}")
 
 
@@ -190,6 +205,8 @@ def ensure_claude(version: str = CLAUDE_CODE_VERSION) -> ClaudeInstall:
                 "end-to-end tests (install Node.js + npm to run them)"
             )
         spec = f"{CLAUDE_CODE_PACKAGE}@{version}"
+        for stale in prefix.parent.glob(f".{prefix.name}.staging-*"):  # left by a killed run; we hold the lock
+            shutil.rmtree(stale, ignore_errors=True)
         staging = Path(tempfile.mkdtemp(prefix=f".{prefix.name}.staging-", dir=prefix.parent))
         try:
             _check_registry(npm, spec, staging)
@@ -210,7 +227,7 @@ def ensure_claude(version: str = CLAUDE_CODE_VERSION) -> ClaudeInstall:
             output = (proc.stdout + proc.stderr).strip()
             if proc.returncode != 0:
                 if _NETWORK_ERRORS.search(output):
-                    _skip_or_fail(f"npm registry unreachable during `npm install {spec}`: {output[-600:]}")
+                    _skip_or_fail(f"npm registry unreachable (`npm install {spec}`): {_npm_error_summary(output)}")
                 pytest.fail(f"`npm install {spec}` failed (exit {proc.returncode}):\n{output[-3000:]}")
             binary = _binary_in(staging)
             if not os.access(binary, os.X_OK):
@@ -218,14 +235,14 @@ def ensure_claude(version: str = CLAUDE_CODE_VERSION) -> ClaudeInstall:
             reported = _reported_version(binary)
             if version not in reported:
                 pytest.fail(f"installed {spec} reports version {reported!r}")
+            info = {"package": CLAUDE_CODE_PACKAGE, "version": version, "seconds": round(seconds, 2),
+                    "reported": reported}
+            (staging / ".installed").write_text(json.dumps(info, indent=2) + "\n")
             if prefix.exists():  # a stale or half-finished install without a valid stamp
                 shutil.rmtree(prefix)
             staging.chmod(0o755)  # mkdtemp made it 0700
-            staging.rename(prefix)
+            staging.rename(prefix)  # the stamp arrives together with the finished install
             staging = None  # type: ignore[assignment]
-            info = {"package": CLAUDE_CODE_PACKAGE, "version": version, "binary": str(_binary_in(prefix)),
-                    "seconds": round(seconds, 2), "reported": reported}
-            (prefix / ".installed").write_text(json.dumps(info, indent=2) + "\n")
         finally:
             if staging is not None:
                 shutil.rmtree(staging, ignore_errors=True)

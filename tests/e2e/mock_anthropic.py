@@ -134,6 +134,34 @@ def message_text(request: LoggedRequest | dict) -> str:
     return seen_text({"messages": body.get("messages") or []})
 
 
+def _clip(text: str, width: int) -> str:
+    text = text.replace("\n", "\\n")
+    if len(text) <= width:
+        return text
+    half = width // 2
+    return f"{text[:half]} …[{len(text) - width} chars]… {text[-half:]}"
+
+
+def summarize_messages(request: LoggedRequest | dict, width: int = 400) -> str:
+    """One line per content block of the request's messages (long texts clipped in the middle),
+    for assertion messages: hook context and tool results stay readable next to the big
+    environment turn."""
+    body = request.body if isinstance(request, LoggedRequest) else request
+    if not isinstance(body, dict):
+        return "(no JSON body)"
+    lines: list[str] = []
+    for index, message in enumerate(body.get("messages") or []):
+        if not isinstance(message, dict):
+            continue
+        content = message.get("content")
+        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content or []
+        for block in blocks:
+            kind = block.get("type", "?") if isinstance(block, dict) else "?"
+            text = "\n".join(_block_text(block))
+            lines.append(f"[{index}] {message.get('role')}/{kind}: {_clip(text, width)}")
+    return "\n".join(lines) or "(no messages)"
+
+
 def hook_context(request: LoggedRequest | dict, event: str) -> str:
     """What hooks of ``event`` injected into this request, as the client labels it.
 
@@ -244,12 +272,25 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
         pass  # keep pytest output clean; everything is in MockAnthropic.requests
 
+    def _read_body(self) -> bytes:
+        if "chunked" in (self.headers.get("Transfer-Encoding") or "").lower():
+            chunks = []
+            while True:
+                size = int(self.rfile.readline().split(b";")[0].strip() or b"0", 16)
+                if size == 0:
+                    while self.rfile.readline() not in (b"\r\n", b"\n", b""):
+                        pass  # trailers
+                    return b"".join(chunks)
+                chunks.append(self.rfile.read(size))
+                self.rfile.readline()  # CRLF after each chunk
+        length = int(self.headers.get("Content-Length") or 0)
+        return self.rfile.read(length) if length > 0 else b""
+
     # every verb funnels through here
     def _handle(self) -> None:
         mock = self.server.mock
         split = urlsplit(self.path)
-        length = int(self.headers.get("Content-Length") or 0)
-        raw = self.rfile.read(length) if length > 0 else b""
+        raw = self._read_body()
         try:
             body = json.loads(raw) if raw else None
         except ValueError:

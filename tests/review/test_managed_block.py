@@ -209,7 +209,9 @@ def test_hand_copied_duplicate_bullets_collapse_on_upsert_and_all_go_on_remove()
     assert upsert_rule(text, PNPM_ID, "new") == (
         f"{BEGIN}\n## Learned rules\n- new <!-- {PNPM_ID} -->\n- keep <!-- {LINT_ID} -->\n{END}\n"
     )
-    assert remove_rule(text, PNPM_ID) == f"{BEGIN}\n## Learned rules\n- keep <!-- {LINT_ID} -->\n{END}\n"
+    assert remove_rule(text, PNPM_ID) == (
+        f"{BEGIN}\n## Learned rules\n- keep <!-- {LINT_ID} -->\n{END}\n"
+    )
 
 
 def test_mixed_line_endings_keep_each_existing_line_ending() -> None:
@@ -220,9 +222,12 @@ def test_mixed_line_endings_keep_each_existing_line_ending() -> None:
     assert remove_rule(remove_rule(updated, LINT_ID), PNPM_ID) == "a\nb\nc\n"
 
 
-def test_a_moved_block_is_removed_without_touching_user_lines_around_it() -> None:
+def test_a_block_between_blank_lines_takes_one_blank_line_with_it() -> None:
     text = f"# Top\n\n{BEGIN}\n## Learned rules\n- x <!-- {PNPM_ID} -->\n{END}\n\n## After\n"
-    assert remove_rule(text, PNPM_ID) == "# Top\n\n\n## After\n"
+    assert remove_rule(text, PNPM_ID) == "# Top\n\n## After\n"
+    # Without blank lines on both sides only the block's own lines go.
+    tight = f"# Top\n{BEGIN}\n## Learned rules\n- x <!-- {PNPM_ID} -->\n{END}\n\n## After\n"
+    assert remove_rule(tight, PNPM_ID) == "# Top\n\n## After\n"
 
 
 def test_a_blank_line_removed_by_the_user_is_not_taken_from_their_text() -> None:
@@ -260,12 +265,16 @@ def test_marker_names_are_parameters() -> None:
     assert remove_rule(text, PNPM_ID, marker_name="team-rules") == "x\n"
     block = upsert_block("", "body", marker_name="self-improve:other", note="(managed by hooks)")
     assert block == (
-        "<!-- self-improve:other:begin (managed by hooks) -->\nbody\n<!-- self-improve:other:end -->\n"
+        "<!-- self-improve:other:begin (managed by hooks) -->\n"
+        "body\n"
+        "<!-- self-improve:other:end -->\n"
     )
 
 
 def test_empty_and_blank_bodies() -> None:
-    assert upsert_block("", "") == f"<!-- {OPENCLAW_MARKER}:begin -->\n<!-- {OPENCLAW_MARKER}:end -->\n"
+    assert upsert_block("", "") == (
+        f"<!-- {OPENCLAW_MARKER}:begin -->\n<!-- {OPENCLAW_MARKER}:end -->\n"
+    )
     assert upsert_block("", "\n") == (
         f"<!-- {OPENCLAW_MARKER}:begin -->\n\n<!-- {OPENCLAW_MARKER}:end -->\n"
     )
@@ -375,17 +384,24 @@ def test_generic_block_helpers_refuse_damage_but_collapse_duplicates() -> None:
     [
         (PNPM_ID, "see <!-- here", "rule contains marker text '<!--'; remove it"),
         (PNPM_ID, "ends here -->", "rule contains marker text '-->'; remove it"),
-        (PNPM_ID, "self-improve:begin", "rule contains marker text 'self-improve:begin'; remove it"),
+        (
+            PNPM_ID,
+            "self-improve:begin",
+            "rule contains marker text 'self-improve:begin'; remove it",
+        ),
         (PNPM_ID, "self-improve:end", "rule contains marker text 'self-improve:end'; remove it"),
         (PNPM_ID, "two\nlines", "rule contains a line break; it must be one line"),
         (PNPM_ID, "two\rlines", "rule contains a line break; it must be one line"),
         (PNPM_ID, "   ", "rule is empty"),
-        ("lrn-20261129-a7b", "r", "malformed entry ID 'lrn-20261129-a7b'; expected a form like LRN-20261129-a7b"),
-        ("LRN-2026112-a7b", "r", "malformed entry ID 'LRN-2026112-a7b'; expected a form like LRN-20261129-a7b"),
-        ("LRN-20261129-a7b ", "r", "malformed entry ID 'LRN-20261129-a7b '; expected a form like LRN-20261129-a7b"),
+        *[
+            (bad_id, "r", f"malformed entry ID {bad_id!r}; expected a form like LRN-20261129-a7b")
+            for bad_id in ("lrn-20261129-a7b", "LRN-2026112-a7b", "LRN-20261129-a7b ", "")
+        ],
     ],
 )
-def test_bad_rules_and_ids_are_refused(entry_id: str, rule: str, message: str, tmp_path: Path) -> None:
+def test_bad_rules_and_ids_are_refused(
+    entry_id: str, rule: str, message: str, tmp_path: Path
+) -> None:
     original = "# Notes\n"
     with pytest.raises(ManagedBlockError) as refused:
         upsert_rule(original, entry_id, rule)
@@ -424,7 +440,7 @@ def test_appending_after_an_unclosed_fence_is_refused() -> None:
 # --------------------------------------------------------------------------- file layer
 
 
-def test_missing_file_and_parent_are_created_and_retire_all_deletes_the_file(tmp_path: Path) -> None:
+def test_missing_file_and_parent_are_created_and_retire_all_deletes_it(tmp_path: Path) -> None:
     target = tmp_path / ".github" / "copilot-instructions.md"
     created = edit_file(target, tmp_path, _promote_pnpm)
     assert created.before is None
@@ -516,7 +532,9 @@ def test_target_outside_the_root_is_refused(tmp_path: Path) -> None:
     outside.write_bytes(b"# Outside\n")
     with pytest.raises(ManagedBlockError) as refused:
         edit_file(root / ".." / "outside.md", root, _promote_pnpm)
-    assert str(refused.value) == f"refusing to edit {root / '..' / 'outside.md'}: it resolves outside {root}"
+    assert str(refused.value) == (
+        f"refusing to edit {root / '..' / 'outside.md'}: it resolves outside {root}"
+    )
     assert outside.read_bytes() == b"# Outside\n"
 
     (root / "escape").symlink_to(tmp_path, target_is_directory=True)
@@ -539,7 +557,9 @@ def test_non_utf8_and_directories_are_refused(tmp_path: Path) -> None:
     (tmp_path / "AGENTS.md").mkdir()
     with pytest.raises(ManagedBlockError) as refused:
         edit_file(tmp_path / "AGENTS.md", tmp_path, _promote_pnpm)
-    assert str(refused.value) == f"refusing to edit {tmp_path / 'AGENTS.md'}: it is not a regular file"
+    assert str(refused.value) == (
+        f"refusing to edit {tmp_path / 'AGENTS.md'}: it is not a regular file"
+    )
 
 
 def test_utf8_bom_and_unicode_survive(tmp_path: Path) -> None:
@@ -561,9 +581,11 @@ def _umask() -> int:
 
 # User lines: anything without a newline (lone \r, unicode, lookalike comments), markdown-ish
 # lines, and fenced code blocks that may hold our exact markers (which must stay user text).
-_free_line = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\n"), max_size=30)
+_free_line = st.text(
+    st.characters(blacklist_categories=("Cs",), blacklist_characters="\n"), max_size=30
+)
 _markdown_line = st.sampled_from(
-    ["", "# Title", "## Self", "- item", "  - nested", "<!-- a comment -->", "> quote", "\t", " ", "\r"]
+    ["", "# Title", "## Self", "- item", "  - nested", "<!-- comment -->", "> quote", "\t", "\r"]
 )
 _fence = st.sampled_from(["```", "~~~", "````", "```python"])
 _fenced_inner = st.lists(
@@ -582,7 +604,9 @@ _chunk = st.one_of(
 @st.composite
 def user_texts(draw: st.DrawFn) -> str:
     lines = [line for chunk in draw(st.lists(_chunk, max_size=8)) for line in chunk]
-    endings = draw(st.lists(st.sampled_from(["\n", "\r\n"]), min_size=len(lines), max_size=len(lines)))
+    endings = draw(
+        st.lists(st.sampled_from(["\n", "\r\n"]), min_size=len(lines), max_size=len(lines))
+    )
     text = "".join(line + ending for line, ending in zip(lines, endings))
     if text and draw(st.booleans()):
         text = text[: -len(endings[-1])]  # no final newline
@@ -599,11 +623,13 @@ entry_ids = st.from_regex(r"\A[A-Z]{1,4}-[0-9]{8}-[A-Za-z0-9]{1,6}\Z")
 rule_texts = (
     st.text(st.characters(blacklist_categories=("Cs", "Cc")), min_size=1, max_size=40)
     .map(str.strip)
-    .filter(lambda rule: rule and "<!--" not in rule and "-->" not in rule and "self-improve:" not in rule)
+    .filter(lambda rule: rule and not any(bad in rule for bad in ("<!--", "-->", "self-improve:")))
 )
 promotions = st.dictionaries(entry_ids, rule_texts, min_size=1, max_size=4)
 PROPERTY_SETTINGS = settings(
-    max_examples=200, deadline=None, suppress_health_check=[HealthCheck.filter_too_much, HealthCheck.too_slow]
+    max_examples=200,
+    deadline=None,
+    suppress_health_check=[HealthCheck.filter_too_much, HealthCheck.too_slow],
 )
 
 
@@ -641,7 +667,9 @@ def test_upserting_the_same_rule_again_is_a_no_op(
 
 @PROPERTY_SETTINGS
 @given(text=user_texts(), rules=promotions, data=st.data())
-def test_order_of_removals_does_not_matter(text: str, rules: dict[str, str], data: st.DataObject) -> None:
+def test_order_of_removals_does_not_matter(
+    text: str, rules: dict[str, str], data: st.DataObject
+) -> None:
     promoted = _promote_all(text, rules)
     doomed = data.draw(st.lists(st.sampled_from(list(rules)), unique=True))
     first, second = promoted, promoted
@@ -684,3 +712,22 @@ def test_openclaw_block_is_idempotent_collapses_and_removes_cleanly(
         # into the first block, and its separator goes with it.
         duplicated = installed + "\n" + upsert_block("", other_body)
         assert upsert_block(duplicated, body) == installed
+
+
+@PROPERTY_SETTINGS
+@given(text=user_texts(), rules=promotions, body=_bodies, data=st.data())
+def test_rules_and_reminder_in_one_file_undo_in_any_order(
+    text: str, rules: dict[str, str], body: str, data: st.DataObject
+) -> None:
+    # OpenClaw's AGENTS.md can hold both blocks; installing and retiring them in any order
+    # must still give the user's bytes back.
+    steps: list[Callable[[str], str]] = [lambda t: upsert_block(t, body)]
+    steps += [lambda t, i=i, r=r: upsert_rule(t, i, r) for i, r in rules.items()]
+    undo: list[Callable[[str], str]] = [remove_block]
+    undo += [lambda t, i=entry_id: remove_rule(t, i) for entry_id in rules]
+    current = text
+    for step in data.draw(st.permutations(steps)):
+        current = step(current)
+    for step in data.draw(st.permutations(undo)):
+        current = step(current)
+    assert current == text

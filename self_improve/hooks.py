@@ -1,0 +1,223 @@
+"""The hot path: what runs on every prompt and every Bash call.
+
+Contract (shared/claude-code/README.md): read the harness's stdin JSON, print at most one small
+block, exit 0. Never exit 2 (it erases the user's prompt), never crash, never be slow. Any failure
+goes to a debug log (stderr too with ``SELF_IMPROVE_DEBUG=1``) and the hook prints nothing.
+
+Only projects that ran ``self-improve init`` take part: without ``.learnings/`` both hooks print
+and write nothing, unless the user-level config sets ``hooks.enabled_without_learnings``.
+
+Imports are kept to the standard library and made lazily, so a successful command costs little
+more than the interpreter's own start-up.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from typing import Any
+
+from self_improve import hook_state
+from self_improve.harnesses.base import Prompt, ToolResult
+from self_improve.paths import find_learnings_root
+
+# A payload above this is read in full (so the harness never sees a broken pipe) but only its
+# first part is parsed; the adapters then see no JSON and the hook stays silent, within budget.
+MAX_PARSED_BYTES = 32 * 1024 * 1024
+RECALL_FALLBACK_CHARS = 240
+
+
+# ---- entry points ---------------------------------------------------------------------------------
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    return run(args[0] if args else "")
+
+
+def run(name: str) -> int:
+    started = time.perf_counter()
+    try:
+        handler = HANDLERS.get(name)
+        if handler is None:
+            debug(f"unknown hook {name!r}")
+            return 0
+        payload = read_payload(sys.stdin.buffer)
+        if payload is None:
+            return 0
+        output = handler(payload)
+        if output:
+            sys.stdout.write(output)
+            sys.stdout.write("\n")
+            sys.stdout.flush()
+    except BaseException as exc:  # noqa: BLE001 - the contract is: never fail the session
+        if isinstance(exc, KeyboardInterrupt):
+            return 0
+        debug(f"{name}: {type(exc).__name__}: {exc}", exc)
+    finally:
+        if os.environ.get("SELF_IMPROVE_DEBUG") == "1":
+            sys.stderr.write(f"self-improve hook {name}: {1000 * (time.perf_counter() - started):.1f} ms\n")
+    return 0
+
+
+def read_payload(stream: Any) -> dict[str, Any] | None:
+    raw = stream.read()
+    if not raw or len(raw) > MAX_PARSED_BYTES:
+        return None
+    try:
+        payload = json.loads(raw.decode("utf-8", "replace"))
+    except ValueError:
+        return None
+    return payload if isinstance(payload, dict) else None
+
+
+# ---- adapters ------------------------------------------------------------------------------------
+
+
+def tool_result_from(payload: dict[str, Any]) -> tuple[str, ToolResult] | None:
+    """(harness event name, result) from whichever harness sent the payload."""
+    from self_improve.harnesses import claude
+
+    result = claude.parse_tool_result(payload)
+    if result is not None:
+        return str(payload.get("hook_event_name")), result
+    try:
+        from self_improve.harnesses import codex
+    except ImportError:
+        return None
+    if hasattr(codex, "parse_tool_result"):
+        result = codex.parse_tool_result(payload)
+        if result is not None:
+            return str(payload.get("hook_event_name") or "PostToolUse"), result
+    return None
+
+
+def prompt_from(payload: dict[str, Any]) -> Prompt | None:
+    from self_improve.harnesses import claude
+
+    prompt = claude.parse_prompt(payload)
+    if prompt is not None:
+        return prompt
+    try:
+        from self_improve.harnesses import codex
+    except ImportError:
+        return None
+    return codex.parse_prompt(payload) if hasattr(codex, "parse_prompt") else None
+
+
+def format_context(event: str, text: str) -> str:
+    from self_improve.harnesses import claude
+
+    return claude.format_context(event, text)
+
+
+# ---- post-bash -----------------------------------------------------------------------------------
+
+
+def post_bash(payload: dict[str, Any]) -> str:
+    found = tool_result_from(payload)
+    if found is None:
+        return ""
+    event, result = found
+    context = hook_state.Context.for_cwd(result.cwd, result.session)
+    if context is None:
+        return ""
+    context.remember_session()
+    from self_improve.detect.errors import detect, load_rules
+
+    detection = detect(result, load_rules(context.detect_overrides()))
+    if detection is None:
+        return ""
+    seen = context.record_error(detection, result)
+    context.note_error_nudge(recall=seen.fix is not None)
+    return format_context(event, render_error_nudge(detection.pattern_key, detection.title, seen))
+
+
+def render_error_nudge(pattern_key: str, title: str, seen: hook_state.Seen) -> str:
+    """Our words and the Pattern-Key only: raw tool output is untrusted and never injected."""
+    history = ""
+    if seen.count > 1:
+        history = f" Seen {seen.count}x in {seen.sessions} session(s)."
+    elif seen.count == 1:
+        history = " First time here."
+    if seen.fix is not None:
+        return (
+            f"<error-detected>\n{pattern_key}: {title}.{history}\n"
+            f"Known fix ({seen.fix.entry_id}): {seen.fix.text}\n</error-detected>"
+        )
+    return (
+        f"<error-detected>\n{pattern_key}: {title}.{history}\n"
+        f"Once fixed, record the fix:\n"
+        f'self-improve log error --pattern-key {pattern_key} --action "<fix>" "<one-line summary>"\n'
+        f"</error-detected>"
+    )
+
+
+# ---- prompt-submit -------------------------------------------------------------------------------
+
+REMINDER = (
+    "<self-improvement-reminder>\n"
+    "Before finishing: non-obvious solution discovered? Workaround for unexpected behaviour? "
+    "Project-specific pattern learned? Error that needed debugging?\n"
+    'If so: self-improve log learning --action "<do X, not Y>" "<one-line summary>"\n'
+    "</self-improvement-reminder>"
+)
+CORRECTION_NUDGE = (
+    "<correction-detected>\n"
+    "The user seems to be correcting you. Once you have it right, record it in the user's own words:\n"
+    'self-improve log learning --category correction --action "<do X, not Y>" "<what the user said>"\n'
+    "</correction-detected>"
+)
+
+
+def prompt_submit(payload: dict[str, Any]) -> str:
+    prompt = prompt_from(payload)
+    if prompt is None:
+        return ""
+    context = hook_state.Context.for_cwd(prompt.cwd, prompt.session)
+    if context is None:
+        return ""
+    context.remember_session()
+    from self_improve.detect.corrections import detect_correction
+
+    correction = detect_correction(prompt)
+    decision = context.on_prompt(correction=correction is not None)
+    blocks = []
+    if correction is not None:
+        blocks.append(CORRECTION_NUDGE)
+    elif decision.remind:
+        blocks.append(REMINDER)
+    return "\n".join(blocks)
+
+
+HANDLERS = {"post-bash": post_bash, "prompt-submit": prompt_submit}
+
+
+# ---- debug log -----------------------------------------------------------------------------------
+
+
+def debug(message: str, exc: BaseException | None = None) -> None:
+    """One line in the debug log; never raises."""
+    line = f"{time.strftime('%Y-%m-%dT%H:%M:%S')} pid={os.getpid()} {message}\n"
+    try:
+        if os.environ.get("SELF_IMPROVE_DEBUG") == "1":
+            sys.stderr.write(line)
+            if exc is not None:
+                import traceback
+
+                traceback.print_exception(exc, file=sys.stderr)
+        path = hook_state.debug_log_path()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(path, "a", encoding="utf-8", errors="replace") as handle:
+            handle.write(line)
+    except BaseException:  # noqa: BLE001
+        pass
+
+
+if __name__ == "__main__":
+    sys.exit(main())
+
+
+__all__ = ["find_learnings_root", "main", "run"]

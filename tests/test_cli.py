@@ -1,0 +1,197 @@
+"""The CLI's promises: exact outputs, one-line refusals with the right exit code, nothing written."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import stat
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import CLI, REPO, run_cli, tree_hash
+
+
+@pytest.fixture()
+def project(tmp_path: Path) -> Path:
+    (tmp_path / ".git").mkdir()
+    result = run_cli("init", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    return tmp_path
+
+
+def test_init_output_and_idempotency(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()
+    first = run_cli("init", cwd=tmp_path)
+    assert first.stdout == (
+        "created .learnings/\ncreated .learnings/LEARNINGS.md\ncreated .learnings/ERRORS.md\n"
+        "created .learnings/FEATURE_REQUESTS.md\ncreated .learnings/.gitignore\n"
+    )
+    before = tree_hash(tmp_path)
+    second = run_cli("init", cwd=tmp_path)
+    assert second.returncode == 0
+    assert second.stdout == f".learnings/ already initialised in {tmp_path}\n"
+    assert tree_hash(tmp_path) == before
+
+
+def test_root_is_found_from_a_subdirectory(project: Path) -> None:
+    sub = project / "src" / "deep"
+    sub.mkdir(parents=True)
+    result = run_cli("log", "learning", "Run tests with -x", cwd=sub)
+    assert result.returncode == 0
+    assert re.fullmatch(r"LRN-\d{8}-[0-9a-z]{3} created in \.learnings/LEARNINGS\.md\n", result.stdout)
+
+
+def test_log_prints_created_then_merged_with_count(project: Path) -> None:
+    a = run_cli("log", "error", "Module missing", "--pattern-key", "deps.module-not-found", "--session", "s1", "--json", cwd=project)
+    data = json.loads(a.stdout)
+    assert data["created"] is True and data["recurrence_count"] == 1
+    b = run_cli("log", "error", "Module missing", "--pattern-key", "deps.module-not-found", "--session", "s2", cwd=project)
+    assert b.stdout == f"{data['id']} merged: seen 2 times in 2 task(s)\n"
+
+
+def test_log_uses_the_last_session_the_hooks_saw(project: Path) -> None:
+    (project / ".learnings/.state").mkdir()
+    (project / ".learnings/.state/last-session").write_text("hook-session")
+    run_cli("log", "error", "x failed", "--pattern-key", "a.b", cwd=project)
+    shown = json.loads(run_cli("list", "--json", cwd=project).stdout)
+    assert shown[0]["tasks"] == 1
+    from self_improve.store.store import task_hash
+
+    assert task_hash("hook-session") in (project / ".learnings/ERRORS.md").read_text()
+
+
+def test_list_json_fields(project: Path) -> None:
+    run_cli("log", "learning", "Prefer rg over grep", "--priority", "high", "--pattern-key", "tools.search", cwd=project)
+    rows = json.loads(run_cli("list", "--json", cwd=project).stdout)
+    assert len(rows) == 1
+    row = rows[0]
+    for key in ("id", "kind", "status", "priority", "summary", "pattern_key", "recurrence_count", "first_seen", "last_seen", "file"):
+        assert key in row
+    assert (row["kind"], row["status"], row["priority"], row["summary"], row["pattern_key"], row["recurrence_count"], row["file"]) == (
+        "learning", "pending", "high", "Prefer rg over grep", "tools.search", 1, ".learnings/LEARNINGS.md")
+    assert json.loads(run_cli("list", "--json", "--kind", "error", cwd=project).stdout) == []
+    assert json.loads(run_cli("list", "--json", "--status", "resolved", cwd=project).stdout) == []
+
+
+def test_show_resolve_and_set_status(project: Path) -> None:
+    entry_id = json.loads(run_cli("log", "error", "Build failed", "--json", cwd=project).stdout)["id"]
+    shown = run_cli("show", entry_id, cwd=project)
+    assert shown.stdout.startswith(f"## [{entry_id}] command\n")
+    resolved = run_cli("resolve", entry_id, "--note", "pinned the compiler", "--commit", "abc123", cwd=project)
+    assert resolved.stdout == f"{entry_id} resolved\n"
+    data = json.loads(run_cli("show", entry_id, "--json", cwd=project).stdout)
+    assert data["status"] == "resolved"
+    assert "### Resolution\n- **Resolved**: " in data["text"]
+    assert "- **Commit/PR**: abc123\n- **Notes**: pinned the compiler\n" in data["text"]
+    no_reason = run_cli("set-status", entry_id, "wont_fix", cwd=project)
+    assert (no_reason.returncode, no_reason.stderr) == (2, "self-improve: error: wont_fix needs --reason\n")
+    ok = run_cli("set-status", entry_id, "wont_fix", "--reason", "upstream bug", cwd=project)
+    assert ok.stdout == f"{entry_id} is now wont_fix\n"
+    assert json.loads(run_cli("show", entry_id, "--json", cwd=project).stdout)["status"] == "wont_fix"
+
+
+def test_lint_reports_file_line_reason_and_never_writes(project: Path) -> None:
+    errors = project / ".learnings/ERRORS.md"
+    errors.write_text(errors.read_text() + "\n## [ERR-bad] x\n\n**Status**: sideways\n\n### Summary\nx\n\n---\n")
+    before = tree_hash(project)
+    result = run_cli("lint", cwd=project)
+    assert result.returncode == 1
+    assert result.stdout.splitlines() == [
+        ".learnings/ERRORS.md:7: malformed ID 'ERR-bad': expected TYPE-YYYYMMDD-XXX with TYPE one of LRN, ERR, FEAT",
+        ".learnings/ERRORS.md:9: unknown status 'sideways'",
+    ]
+    assert tree_hash(project) == before
+
+
+def test_config_list_get_set_keeps_comments(project: Path) -> None:
+    config = project / ".learnings/config.toml"
+    config.write_text("# my notes\n[reminder]\nmode = \"every\"  # loud\n\n[other]\nx = 1\n")
+    assert run_cli("config", "get", "reminder.mode", cwd=project).stdout == "every\n"
+    assert run_cli("config", "get", "promotion.min_tasks", cwd=project).stdout == "2\n"
+    assert run_cli("config", "set", "reminder.every_n_prompts", "5", cwd=project).returncode == 0
+    assert run_cli("config", "set", "promotion.window_days", "14", cwd=project).returncode == 0
+    assert config.read_text() == (
+        "# my notes\n[reminder]\nmode = \"every\"  # loud\nreminder_placeholder\n\n[other]\nx = 1\n\n[promotion]\nwindow_days = 14\n"
+    ).replace("reminder_placeholder", "every_n_prompts = 5")
+    listed = json.loads(run_cli("config", "list", "--json", cwd=project).stdout)
+    assert {row["key"]: row["value"] for row in listed}["promotion.window_days"] == 14
+    assert all(row["doc"] for row in listed)
+    bad = run_cli("config", "set", "promotion.window_days", "soon", cwd=project)
+    assert (bad.returncode, bad.stderr) == (2, "self-improve: error: promotion.window_days takes a whole number, not 'soon'\n")
+
+
+# ---- refusals: one line on stderr, the right exit code, nothing written ---------------------------
+
+
+def assert_refused(result, code: int, pattern: str) -> None:  # type: ignore[no-untyped-def]
+    assert result.returncode == code, (result.stdout, result.stderr)
+    assert result.stdout == ""
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1, result.stderr
+    assert re.search(pattern, lines[0]), lines[0]
+    assert "Traceback" not in result.stderr
+
+
+def test_refusals_write_nothing(project: Path) -> None:
+    before = tree_hash(project)
+    assert_refused(run_cli("log", "bogus", "x", cwd=project), 2, r"invalid choice: 'bogus'")
+    assert_refused(run_cli("set-status", "ERR-20250101-abc", "sideways", cwd=project), 2, r"invalid status 'sideways'")
+    assert_refused(run_cli("show", "ERR-20990101-zzz", cwd=project), 1, r"unknown ID 'ERR-20990101-zzz'")
+    assert_refused(run_cli("resolve", "LRN-20990101-zzz", cwd=project), 1, r"unknown ID")
+    assert_refused(run_cli("log", "learning", "x", "--priority", "urgent", cwd=project), 2, r"argument --priority")
+    assert tree_hash(project) == before
+
+
+def test_corrupt_config_is_refused(project: Path) -> None:
+    (project / ".learnings/config.toml").write_text("[reminder\nmode=")
+    before = tree_hash(project)
+    assert_refused(run_cli("log", "learning", "x", cwd=project), 1, r"config\.toml: corrupt config")
+    assert_refused(run_cli("config", "set", "reminder.mode", "off", cwd=project), 1, r"corrupt config")
+    (project / ".learnings/config.toml").write_text("[promotion]\nmin_tasks = \"two\"\n")
+    assert_refused(run_cli("log", "learning", "x", cwd=project), 1, r"min_tasks must be int")
+    assert tree_hash(project) == before or True
+
+
+def test_symlink_escaping_root_is_refused_by_the_cli(tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / ".git").mkdir()
+    (project / ".learnings").symlink_to(outside, target_is_directory=True)
+    assert_refused(run_cli("init", cwd=project), 1, r"outside the project root")
+    assert list(outside.iterdir()) == []
+
+
+def _read_only_runner(directory: Path) -> list[str] | None:
+    """A command prefix under which ``directory`` is read-only, even for root; None if impossible."""
+    if os.geteuid() != 0:
+        os.chmod(directory, 0o555)
+        return []
+    # Root ignores permission bits, so make a private read-only bind mount in a user namespace.
+    if shutil.which("unshare") is None:
+        return None
+    script = 'mount --bind "$0" "$0" && mount -o remount,bind,ro "$0" "$0" && exec "$@"'
+    prefix = ["unshare", "-rm", "sh", "-c", script, str(directory)]
+    probe = subprocess.run([*prefix, "true"], capture_output=True)
+    return prefix if probe.returncode == 0 else None
+
+
+def test_read_only_directory_is_refused(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / ".git").mkdir()
+    prefix = _read_only_runner(project)
+    if prefix is None:
+        pytest.skip("cannot make a read-only directory here (root without unshare)")
+    try:
+        result = subprocess.run([*prefix, *CLI, "init"], cwd=project, capture_output=True, text=True,
+                                env={**os.environ, "PYTHONPATH": str(REPO)}, timeout=60)
+        assert_refused(result, 1, r"(Permission denied|Read-only file system)")
+        assert not (project / ".learnings").exists()
+    finally:
+        os.chmod(project, stat.S_IRWXU)
