@@ -59,13 +59,13 @@ pip_install() {
 case "$mode" in
 test)
     ensure_venv
-    pip_install -e "$here[test]"
+    pip_install --config-settings editable_mode=compat -e "$here[test]"
     cd "$here"
     exec "$venv/bin/python" -m pytest "${pytest_args[@]}"
     ;;
 install)
     ensure_venv
-    pip_install -e "$here"
+    pip_install --config-settings editable_mode=compat -e "$here"
     mkdir -p "$bin_dir"
     if [ "$(readlink "$bin_dir/self-improve" 2>/dev/null || true)" != "$venv/bin/self-improve" ]; then
         if [ -e "$bin_dir/self-improve" ] && [ ! -L "$bin_dir/self-improve" ]; then

@@ -16,18 +16,19 @@ from self_improve import __version__
 from self_improve.errors import SelfImproveError
 from self_improve.output import error_line
 
-# Order is the order of `self-improve --help`.
-COMMAND_MODULES: tuple[str, ...] = (
-    "init",
-    "log",
-    "list",
-    "show",
-    "resolve",
-    "set_status",
-    "lint",
-    "config",
-    "hook",
-)
+# verb -> (module under self_improve.commands, one-line help). Order is the order of `--help`.
+# Only the verb being run is imported: every other module would cost start-up time for nothing.
+COMMANDS: dict[str, tuple[str, str]] = {
+    "init": ("init", "create .learnings/ in the project (never modifies existing files)"),
+    "log": ("log", "record a learning, error or feature request (merges into a matching entry)"),
+    "list": ("list", "list entries"),
+    "show": ("show", "show one entry"),
+    "resolve": ("resolve", "mark an entry resolved, with a Resolution block"),
+    "set-status": ("set_status", "change an entry's status"),
+    "lint": ("lint", "report malformed entries (never modifies anything)"),
+    "config": ("config", "show or change settings in .learnings/config.toml"),
+    "hook": ("hook", "run a hook on stdin (what hooks/prompt-submit and hooks/post-bash do)"),
+}
 
 
 class OneLineErrorParser(argparse.ArgumentParser):
@@ -38,7 +39,32 @@ class OneLineErrorParser(argparse.ArgumentParser):
         raise SystemExit(2)
 
 
-def build_parser() -> argparse.ArgumentParser:
+def _requested_verb(argv: Sequence[str]) -> str | None:
+    """The verb in argv, skipping the global options, so only its module needs importing."""
+    skip_next = False
+    for arg in argv:
+        if skip_next:
+            skip_next = False
+        elif arg == "--root":
+            skip_next = True
+        elif not arg.startswith("-"):
+            return arg
+    return None
+
+
+class _LazySubParsers:
+    """Adapts ``register(subparsers)`` so a verb's module can add its parser into our stub."""
+
+    def __init__(self, parser: argparse.ArgumentParser) -> None:
+        self._parser = parser
+
+    def add_parser(self, name: str, **kwargs: object) -> argparse.ArgumentParser:
+        if kwargs.get("description"):
+            self._parser.description = str(kwargs["description"])
+        return self._parser
+
+
+def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     parser = OneLineErrorParser(
         prog="self-improve",
         description="Learn from an agent's own mistakes: record, count, promote, retire.",
@@ -51,15 +77,19 @@ def build_parser() -> argparse.ArgumentParser:
     )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     subparsers.required = True
-    for name in COMMAND_MODULES:
-        module = importlib.import_module(f"self_improve.commands.{name}")
-        module.register(subparsers)
+    wanted = _requested_verb(argv)
+    for verb, (module_name, help_text) in COMMANDS.items():
+        sub = subparsers.add_parser(verb, help=help_text, description=help_text)
+        if verb == wanted or wanted not in COMMANDS:
+            module = importlib.import_module(f"self_improve.commands.{module_name}")
+            module.register(_LazySubParsers(sub))  # type: ignore[arg-type]
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(arguments)
+    args = parser.parse_args(arguments)
     try:
         return int(args.func(args) or 0)
     except SelfImproveError as exc:

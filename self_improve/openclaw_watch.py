@@ -135,10 +135,27 @@ def store_recorder(hit: Hit) -> bool:
             pattern_key=hit.detection.pattern_key,
             session=hit.session,
             excerpt=hit.detection.excerpt,
+            details=_context_line(hit.result),
             now=hit.when,
         )
     )
     return True
+
+
+def _context_line(result: ToolResult) -> str:
+    """The entry's Context: the command, redacted like every other text we store."""
+    try:
+        from self_improve.detect.redact import redact
+    except ImportError:
+        return ""  # never store a command unredacted
+    code = "unknown" if result.exit_code is None else str(result.exit_code)
+    command = " ".join(result.command.split())[:200]
+    if not command:
+        return ""
+    shown = redact(command)
+    # Markdown inline code: a command containing a backtick needs a longer fence.
+    fence = "`` " if "`" in shown else "`"
+    return f"OpenClaw exec: {fence}{shown}{fence[::-1]} (exit {code})"
 
 
 # -- locations -------------------------------------------------------------------------------
@@ -215,9 +232,6 @@ class Offsets:
     def last_seq(self, database: Path, session: str) -> int:
         return self._data.get(_db_key(database), {}).get(session, -1)
 
-    def sessions(self, database: Path) -> Mapping[str, int]:
-        return dict(self._data.get(_db_key(database), {}))
-
     def advance(self, database: Path, session: str, seq: int) -> None:
         sessions = self._data.setdefault(_db_key(database), {})
         if seq > sessions.get(session, -1):
@@ -275,19 +289,21 @@ class OffsetsError(RuntimeError):
 
 def _zstd_decoder() -> Callable[[bytes], bytes] | None:
     try:
-        from compression import zstd  # type: ignore[import-not-found]  # Python 3.14+
+        from compression import zstd  # type: ignore[import-not-found, unused-ignore]  # Python 3.14+
 
-        return zstd.decompress  # type: ignore[no-any-return]
+        decompress: Callable[[bytes], bytes] = zstd.decompress
+        return decompress
     except ImportError:
         pass
     try:
-        import zstandard  # type: ignore[import-not-found]  # optional, never a hard dependency
+        import zstandard  # type: ignore[import-not-found, unused-ignore]  # optional, never required
     except ImportError:
         return None
 
     def decode(blob: bytes) -> bytes:
         # decompressobj copes with frames that omit the content size, unlike decompress().
-        return zstandard.ZstdDecompressor().decompressobj().decompress(blob)  # type: ignore[no-any-return]
+        data: bytes = zstandard.ZstdDecompressor().decompressobj().decompress(blob)
+        return data
 
     return decode
 

@@ -24,7 +24,10 @@ def colour(text: str, name: str, stream: TextIO = sys.stdout) -> str:
 
 
 def print_json(value: Any, stream: TextIO = sys.stdout) -> None:
-    json.dump(value, stream, ensure_ascii=False, indent=2)
+    # Indented for people; compact (and C-accelerated) for pipes, where 10,000 entries must be fast.
+    isatty = getattr(stream, "isatty", None)
+    indent = 2 if isatty and isatty() else None
+    stream.write(json.dumps(value, ensure_ascii=False, indent=indent))
     stream.write("\n")
 
 

@@ -331,7 +331,9 @@ def test_on_recorded_gets_the_projects_only_when_something_was_recorded(tmp_path
 
 def test_a_declining_project_is_not_counted(tmp_path: Path) -> None:
     layout = make_layout(tmp_path)
-    report = ow.sweep(layout.databases(), offsets=ow.Offsets(layout.offsets), recorder=lambda hit: False, detector=fake_detector)
+    report = ow.sweep(
+        layout.databases(), offsets=ow.Offsets(layout.offsets), recorder=lambda hit: False, detector=fake_detector
+    )
     assert (report.errors_recorded, report.declined, report.projects) == (0, 5, ())
 
 
@@ -417,7 +419,8 @@ def test_a_corrupt_offsets_file_is_an_error_not_a_replay(tmp_path: Path) -> None
 
 
 def test_default_offsets_path_respects_xdg_state_home(tmp_path: Path) -> None:
-    assert ow.default_offsets_path({"XDG_STATE_HOME": str(tmp_path)}) == tmp_path / "self-improve" / "openclaw-offsets.json"
+    expected = tmp_path / "self-improve" / "openclaw-offsets.json"
+    assert ow.default_offsets_path({"XDG_STATE_HOME": str(tmp_path)}) == expected
     assert ow.default_offsets_path({}) == Path.home() / ".local" / "state" / "self-improve" / "openclaw-offsets.json"
 
 
@@ -425,7 +428,8 @@ def test_default_offsets_path_respects_xdg_state_home(tmp_path: Path) -> None:
 
 
 def test_a_missing_database_is_not_an_error(tmp_path: Path) -> None:
-    report = ow.sweep([tmp_path / "nope.sqlite"], offsets=ow.Offsets(tmp_path / "o.json"), recorder=Recorded(), detector=fake_detector)
+    offsets = ow.Offsets(tmp_path / "o.json")
+    report = ow.sweep([tmp_path / "nope.sqlite"], offsets=offsets, recorder=Recorded(), detector=fake_detector)
     assert report == ow.SweepReport()
     assert openclaw.transcript_databases(tmp_path / "no-state") == []
 
@@ -602,7 +606,8 @@ def test_a_restarted_watcher_never_double_counts(tmp_path: Path) -> None:
 
 def test_watch_picks_up_a_database_created_after_it_started(tmp_path: Path) -> None:
     state = tmp_path / "state"
-    layout = Layout(state, state / "agents/main/agent/openclaw-agent.sqlite", tmp_path / "proj", tmp_path / "proj/sub", tmp_path / "o.json")
+    db = state / "agents" / "main" / "agent" / "openclaw-agent.sqlite"
+    layout = Layout(state, db, tmp_path / "proj", tmp_path / "proj" / "sub", tmp_path / "o.json")
     layout.workdir.mkdir(parents=True)
     (layout.project / ".learnings").mkdir()
     recorder = Recorded()

@@ -11,10 +11,13 @@ import argparse
 import re
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from self_improve.errors import SelfImproveError, UsageError
 from self_improve.output import print_json
+
+if TYPE_CHECKING:
+    from self_improve.openclaw_watch import SweepReport
 
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhdw])\s*$", re.IGNORECASE)
 _UNIT_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
@@ -76,7 +79,7 @@ def parse_since(text: str, now: datetime | None = None) -> datetime:
 
 def run(args: argparse.Namespace) -> int:
     from self_improve.harnesses import openclaw
-    from self_improve.openclaw_watch import Offsets, OffsetsError, sweep
+    from self_improve.openclaw_watch import Offsets, OffsetsError, sweep, zstd_backend
 
     since = parse_since(args.since) if args.since else None
     state, offsets_path = resolve_paths(args)
@@ -85,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
     except OffsetsError as exc:
         raise SelfImproveError(str(exc)) from exc
     if args.json:
-        print_json({"state_dir": str(state), **report.as_dict()})
+        print_json({"state_dir": str(state), "zstd_decoder": zstd_backend(), **report.as_dict()})
     else:
         print(summary_line(report, state))
         for warning in report.warnings:
@@ -93,7 +96,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def summary_line(report: Any, state: Path) -> str:
+def summary_line(report: SweepReport, state: Path) -> str:
     if report.databases == 0:
         return f"no OpenClaw transcripts under {state}"
     parts = [

@@ -13,10 +13,13 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from types import FrameType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from self_improve.commands.sweep import add_common_arguments, resolve_paths
 from self_improve.errors import SelfImproveError
+
+if TYPE_CHECKING:
+    from self_improve.openclaw_watch import SweepReport
 
 
 def register(subparsers: Any) -> None:
@@ -68,7 +71,7 @@ def on_recorded(projects: frozenset[Path]) -> None:
     """
 
 
-def _report_pass(report: Any, say: Callable[[str], None]) -> None:
+def _report_pass(report: SweepReport, say: Callable[[str], None]) -> None:
     if report.errors_recorded:
         where = ", ".join(report.projects)
         say(f"self-improve: recorded {report.errors_recorded} error(s) in {where}")

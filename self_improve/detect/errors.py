@@ -1,14 +1,1071 @@
-"""Is a finished shell command an error, and which one?  (STUB: the detect helper owns this file.)
+"""Is a finished shell command an error, and which one?
 
 Public API, relied on by the hooks and the OpenClaw watcher:
 
     @dataclass(frozen=True)
     class Detection:
-        pattern_key: str      # "area.symptom", e.g. "deps.module-not-found"; "generic.error" fallback
-        title: str            # short human summary in OUR words, e.g. "Python module not found"
-        excerpt: str          # <= 200 chars of the output around the hit, secrets redacted
+        pattern_key: str      # "area.symptom" from the table in rules.toml, e.g. "deps.module-not-found"
+        title: str            # short summary in OUR words, e.g. "Module or package not found"
+        excerpt: str          # <= 200 chars of the output around the hit, one line, secrets redacted
 
     def load_rules(overrides: Mapping[str, Any] | None = None) -> Rules
         # packaged rules.toml merged with the [detect] table of the user's .learnings/config.toml
     def detect(result: ToolResult, rules: Rules | None = None) -> Detection | None
+
+The rules, and the exact judging procedure, are documented at the top of rules.toml.
+
+Performance matters: this runs in a hook after every shell command, in a fresh process.  So:
+stdlib ``re`` only (``regex`` costs ~40 ms to import and is loaded only for a user pattern that
+``re`` cannot compile); the output is case-folded once and matched with lower-case patterns;
+each pattern carries a literal "needle" that any match must contain, and a pattern is compiled
+and run only when its needle occurs in the text (most never are); big outputs are cut to a head
+and a tail window.
 """
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+from self_improve.harnesses.base import ToolResult
+
+RULES_FILE = "rules.toml"
+GENERIC_NONZERO = "generic.nonzero-exit"
+USER_DEFAULT_KEY = "generic.error-output"
+INTERRUPTED = "runtime.interrupted"
+EXCERPT_MAX = 200
+
+_KEY_RE = re.compile(r"^[a-z0-9][a-z0-9-]*\.[a-z0-9][a-z0-9-]*$")
+_MAX_HITS_PER_PATTERN = 16  # enough to see past a few guarded lines, bounded on huge outputs
+_SUCCESS_TAIL = 2000  # a passing test summary must sit in the last characters of the output
+
+
+# ---------------------------------------------------------------------------------------------
+# Public data types
+
+
+@dataclass(frozen=True)
+class Detection:
+    """One detected error: its Pattern-Key, our title for it, and a redacted one-line excerpt."""
+
+    pattern_key: str
+    title: str
+    excerpt: str
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A list of patterns naming one Pattern-Key (see the schema in rules.toml)."""
+
+    key: str
+    strong: tuple[str, ...] = ()
+    weak: tuple[str, ...] = ()
+    command: str | None = None
+    origin: str = "builtin"
+
+
+@dataclass(frozen=True)
+class Rules:
+    """Everything detect() needs, merged from rules.toml and the user's [detect] table.
+
+    Pattern strings are kept as text and compiled lazily (and cached per process): most are
+    never needed for a given output.
+    """
+
+    rules: tuple[Rule, ...]
+    titles: Mapping[str, str]
+    exit_codes: Mapping[int, str]
+    check_commands: frozenset[str]
+    viewer_commands: frozenset[str]
+    silent_commands: frozenset[str]
+    wrapper_commands: frozenset[str]
+    handled: tuple[str, ...]
+    success: tuple[str, ...]
+    success_keeps: tuple[str, ...]
+    ignore: tuple[str, ...]
+    ignore_commands: tuple[str, ...] = ()
+    head_chars: int = 16384
+    tail_chars: int = 65536
+    warnings: tuple[str, ...] = field(default=(), compare=False)
+
+    @property
+    def keys(self) -> frozenset[str]:
+        """Every Pattern-Key detect() can return with these rules."""
+        return frozenset(self.titles)
+
+    def title(self, key: str) -> str:
+        return self.titles.get(key) or self.titles.get(GENERIC_NONZERO, "Command failed")
+
+
+# ---------------------------------------------------------------------------------------------
+# Loading rules
+
+
+def _read_packaged_text() -> str:
+    """rules.toml from next to this module; importlib.resources only as a fallback (zip installs),
+    because importing it costs more than the whole read."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), RULES_FILE)
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return fh.read()
+    except OSError:
+        from importlib import resources
+
+        return resources.files(__package__).joinpath(RULES_FILE).read_text(encoding="utf-8")
+
+
+@lru_cache(maxsize=1)
+def _packaged_table() -> Mapping[str, Any]:
+    import tomllib  # the config loader imports it anyway; here it is only needed once
+
+    return tomllib.loads(_read_packaged_text())
+
+
+@lru_cache(maxsize=1)
+def _default_rules() -> Rules:
+    return _build_rules(_packaged_table(), None)
+
+
+def load_rules(overrides: Mapping[str, Any] | None = None) -> Rules:
+    """The packaged rules, merged with a user's ``[detect]`` table.
+
+    Never raises on bad overrides: a wrong type or a pattern that cannot compile is skipped and
+    described in ``Rules.warnings``.  Without overrides the result is cached for the process.
+    """
+    if not overrides:
+        return _default_rules()
+    return _build_rules(_packaged_table(), overrides)
+
+
+def _build_rules(table: Mapping[str, Any], overrides: Mapping[str, Any] | None) -> Rules:
+    warnings: list[str] = []
+    user = _UserOverrides.parse(overrides, warnings) if overrides is not None else _UserOverrides()
+    titles = dict(table.get("titles", {}))
+    for rule_key, title in user.titles.items():
+        titles.setdefault(rule_key, title)
+    builtin = tuple(_builtin_rule(raw) for raw in table.get("rules", ()))
+    rules = user.rules + tuple(r for r in builtin if r.key not in user.disable)
+    commands = table.get("commands", {})
+    guards = table.get("guards", {})
+    scan = table.get("scan", {})
+    return Rules(
+        rules=rules,
+        titles=titles,
+        exit_codes={int(code): key for code, key in table.get("exit_codes", {}).items()},
+        check_commands=frozenset(commands.get("check", ())) | user.check_commands,
+        viewer_commands=frozenset(commands.get("viewer", ())) | user.viewer_commands,
+        silent_commands=frozenset(commands.get("silent", ())),
+        wrapper_commands=frozenset(commands.get("wrappers", ())),
+        handled=tuple(guards.get("handled", ())),
+        success=tuple(guards.get("success", ())),
+        success_keeps=tuple(guards.get("success_keeps", ())),
+        ignore=tuple(guards.get("ignore", ())) + user.ignore,
+        ignore_commands=user.ignore_commands,
+        head_chars=int(scan.get("head_chars", 16384)),
+        tail_chars=int(scan.get("tail_chars", 65536)),
+        warnings=tuple(warnings),
+    )
+
+
+def _builtin_rule(raw: Mapping[str, Any]) -> Rule:
+    return Rule(
+        key=raw["key"],
+        strong=tuple(raw.get("strong", ())),
+        weak=tuple(raw.get("weak", ())),
+        command=raw.get("command"),
+    )
+
+
+@dataclass(frozen=True)
+class _UserOverrides:
+    """The validated content of a user's [detect] table."""
+
+    rules: tuple[Rule, ...] = ()
+    titles: Mapping[str, str] = field(default_factory=dict)
+    disable: frozenset[str] = frozenset()
+    ignore: tuple[str, ...] = ()
+    ignore_commands: tuple[str, ...] = ()
+    check_commands: frozenset[str] = frozenset()
+    viewer_commands: frozenset[str] = frozenset()
+
+    _KNOWN = ("rules", "disable", "ignore", "ignore_commands", "check_commands", "viewer_commands")
+
+    @classmethod
+    def parse(cls, table: Any, warnings: list[str]) -> _UserOverrides:
+        if not isinstance(table, Mapping):
+            warnings.append(f"[detect] must be a table, got {type(table).__name__}; ignored")
+            return cls()
+        for unknown in sorted(set(map(str, table)) - set(cls._KNOWN)):
+            warnings.append(f"[detect] unknown setting {unknown!r}; ignored")
+        rules, titles = _user_rules(table.get("rules", ()), warnings)
+        return cls(
+            rules=rules,
+            titles=titles,
+            disable=frozenset(_strings(table, "disable", warnings)),
+            ignore=tuple(_valid_patterns(_strings(table, "ignore", warnings), "ignore", warnings)),
+            ignore_commands=tuple(
+                _valid_patterns(_strings(table, "ignore_commands", warnings), "ignore_commands", warnings)
+            ),
+            check_commands=frozenset(_strings(table, "check_commands", warnings)),
+            viewer_commands=frozenset(_strings(table, "viewer_commands", warnings)),
+        )
+
+
+def _strings(table: Mapping[str, Any], name: str, warnings: list[str]) -> list[str]:
+    """A list of strings from the user table; a lone string is accepted as a list of one."""
+    value = table.get(name, ())
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, (list, tuple)):
+        warnings.append(f"[detect] {name} must be a list of strings; ignored")
+        return []
+    good = [v for v in value if isinstance(v, str)]
+    if len(good) != len(value):
+        warnings.append(f"[detect] {name}: non-string entries ignored")
+    return good
+
+
+def _valid_patterns(patterns: Iterable[str], where: str, warnings: list[str]) -> Iterator[str]:
+    """User patterns, case-folded, that compile; the others are reported and dropped."""
+    for pattern in patterns:
+        folded = fold_pattern(pattern)
+        if _compile(folded) is None:
+            warnings.append(f"[detect] {where}: invalid regular expression {pattern!r}; skipped")
+            continue
+        yield folded
+
+
+def _user_rules(raw_rules: Any, warnings: list[str]) -> tuple[tuple[Rule, ...], dict[str, str]]:
+    if isinstance(raw_rules, Mapping):
+        raw_rules = [raw_rules]
+    if not isinstance(raw_rules, (list, tuple)):
+        warnings.append("[detect] rules must be an array of tables; ignored")
+        return (), {}
+    rules: list[Rule] = []
+    titles: dict[str, str] = {}
+    for index, raw in enumerate(raw_rules):
+        rule = _user_rule(raw, index, warnings)
+        if rule is None:
+            continue
+        rules.append(rule)
+        title = raw.get("title")
+        titles[rule.key] = title if isinstance(title, str) and title.strip() else f"Custom error ({rule.key})"
+    return tuple(rules), titles
+
+
+def _user_rule(raw: Any, index: int, warnings: list[str]) -> Rule | None:
+    where = f"rules[{index}]"
+    if not isinstance(raw, Mapping):
+        warnings.append(f"[detect] {where} must be a table; skipped")
+        return None
+    key = raw.get("key", USER_DEFAULT_KEY)
+    if not isinstance(key, str) or not _KEY_RE.match(key):
+        warnings.append(f"[detect] {where}: key must look like 'area.symptom'; skipped")
+        return None
+    strong = tuple(_valid_patterns(_strings(raw, "strong", warnings), f"{where}.strong", warnings))
+    weak = tuple(_valid_patterns(_strings(raw, "weak", warnings), f"{where}.weak", warnings))
+    command = raw.get("command")
+    if command is not None:
+        checked = list(_valid_patterns(_strings(raw, "command", warnings), f"{where}.command", warnings))
+        if not checked:
+            return None  # a rule whose scope is unreadable must not widen to every command
+        command = checked[0]
+    if not strong and not weak:
+        warnings.append(f"[detect] {where}: no usable pattern; skipped")
+        return None
+    return Rule(key=key, strong=strong, weak=weak, command=command, origin="user")
+
+
+def fold_pattern(pattern: str) -> str:
+    """Case-fold the literal parts of a regex, leaving escapes (\\S, \\W, \\D, \\B...) intact.
+
+    Folding a pattern naively would turn ``\\S`` into ``\\s`` and change its meaning.
+    """
+    out: list[str] = []
+    escaped = False
+    for char in pattern:
+        if escaped:
+            out.append(char)
+            escaped = False
+        elif char == "\\":
+            out.append(char)
+            escaped = True
+        else:
+            out.append(char.casefold())
+    return "".join(out)
+
+
+# ---------------------------------------------------------------------------------------------
+# Pattern compilation, lazily, with literal needles
+
+
+@dataclass(frozen=True)
+class _Compiled:
+    regex: Any  # re.Pattern, or regex.Pattern for user patterns only `regex` understands
+
+
+@lru_cache(maxsize=None)
+def _compile(pattern: str) -> _Compiled | None:
+    try:
+        return _Compiled(re.compile(pattern, re.MULTILINE))
+    except (re.error, TypeError, ValueError, OverflowError, RecursionError):
+        pass
+    try:  # e.g. \p{Han}: only the third-party engine knows it; pay its import only here
+        import regex
+
+        return _Compiled(regex.compile(pattern, regex.MULTILINE | regex.VERSION0))
+    except Exception:  # noqa: BLE001 - any failure means "unusable pattern", never a crash
+        return None
+
+
+@lru_cache(maxsize=None)
+def needle(pattern: str) -> str:
+    """A literal every match of ``pattern`` contains ("" when none is found).
+
+    A cheap scan of the pattern text, not a full parse (parsing costs as much as compiling):
+    the longest run of plain characters outside groups and classes, and the common prefix of
+    the leading literals of a group's alternatives.  Conservative: when unsure, it gives "".
+    """
+    try:
+        best, _ = _needle_scan(pattern, 0, len(pattern))
+    except IndexError:
+        return ""
+    return best if len(best) >= 3 else ""
+
+
+_QUANTIFIERS = "*?{"
+
+
+def _needle_scan(p: str, i: int, end: int) -> tuple[str, str]:
+    """(longest required literal, leading literal) of the sequence p[i:end]; "" for either when
+    the sequence contains a top-level alternation (then nothing single is required)."""
+    best = ""
+    run: list[str] = []
+    leading: str | None = None
+    while i < end:
+        c = p[i]
+        if c == "|":
+            return "", ""
+        if c in "([":
+            close = _closing(p, i, end)
+            inner_best, inner_lead = ("", "")
+            if c == "(":
+                inner_best, inner_lead = _group_needle(p, i, close)
+            i = close + 1
+            optional = i < end and p[i] in _QUANTIFIERS
+            if optional:
+                inner_best, inner_lead = "", ""
+            i = _skip_quantifier(p, i, end)
+            best = max(best, "".join(run), inner_best, key=len)
+            if leading is None:
+                leading = "".join(run) + inner_lead
+            run = []
+            continue
+        literal, width = _literal_at(p, i)
+        if literal is None:
+            best = max(best, "".join(run), key=len)
+            if leading is None and c not in "^" and not p.startswith("\\b", i):
+                leading = "".join(run)
+            run = [] if c not in "^" and not p.startswith("\\b", i) else run
+            i = _skip_quantifier(p, i + width, end)
+            continue
+        i += width
+        if i < end and p[i] in _QUANTIFIERS:
+            best = max(best, "".join(run), key=len)
+            if leading is None:
+                leading = "".join(run)
+            run = []
+        else:
+            run.append(literal)
+            if i < end and p[i] == "+":
+                best = max(best, "".join(run), key=len)
+                if leading is None:
+                    leading = "".join(run)
+                run = []
+        i = _skip_quantifier(p, i, end)
+    best = max(best, "".join(run), key=len)
+    if leading is None:
+        leading = "".join(run)
+    return best, leading
+
+
+def _group_needle(p: str, start: int, close: int) -> tuple[str, str]:
+    """Needle of a group p[start:close+1]; lookarounds and inline flags give nothing."""
+    i = start + 1
+    if p.startswith("?", i):
+        if p.startswith("?:", i):
+            i += 2
+        elif p.startswith("?P<", i):
+            i = p.index(">", i) + 1
+        else:
+            return "", ""  # lookaround, flags, comments, conditionals
+    alternatives = _split_alternatives(p, i, close)
+    if len(alternatives) == 1:
+        return _needle_scan(p, i, close)
+    leads = [_needle_scan(p, a, b)[1] for a, b in alternatives]
+    common = os.path.commonprefix(leads)
+    return common, common
+
+
+def _split_alternatives(p: str, i: int, end: int) -> list[tuple[int, int]]:
+    parts: list[tuple[int, int]] = []
+    start = i
+    while i < end:
+        c = p[i]
+        if c == "\\":
+            i += 2
+        elif c in "([":
+            i = _closing(p, i, end) + 1
+        elif c == "|":
+            parts.append((start, i))
+            i += 1
+            start = i
+        else:
+            i += 1
+    parts.append((start, end))
+    return parts
+
+
+def _closing(p: str, i: int, end: int) -> int:
+    """Index of the ")" or "]" closing the group or class opened at p[i]."""
+    if p[i] == "[":
+        j = i + 1
+        if j < end and p[j] == "^":
+            j += 1
+        if j < end and p[j] == "]":
+            j += 1
+        while j < end and p[j] != "]":
+            j += 2 if p[j] == "\\" else 1
+        if j >= end:
+            raise IndexError("unclosed class")
+        return j
+    depth, j = 0, i
+    while j < end:
+        c = p[j]
+        if c == "\\":
+            j += 2
+            continue
+        if c == "[":
+            j = _closing(p, j, end) + 1
+            continue
+        if c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+            if depth == 0:
+                return j
+        j += 1
+    raise IndexError("unclosed group")
+
+
+_ESCAPE_WIDTH = {"x": 4, "u": 6, "U": 10}
+
+
+def _literal_at(p: str, i: int) -> tuple[str | None, int]:
+    """(the literal character at p[i], its width in the pattern), or (None, width)."""
+    c = p[i]
+    if c == "\\":
+        nxt = p[i + 1]
+        if nxt in _ESCAPE_WIDTH:
+            width = _ESCAPE_WIDTH[nxt]
+            return chr(int(p[i + 2 : i + width], 16)), width
+        if nxt == "n":
+            return "\n", 2
+        if nxt == "t":
+            return "\t", 2
+        if nxt.isalnum():
+            return None, 2  # \d \w \s \b, back-references...
+        return nxt, 2
+    if c in ".^$)+*?{":
+        return None, 1
+    return c, 1
+
+
+def _skip_quantifier(p: str, i: int, end: int) -> int:
+    if i < end and p[i] == "{":
+        close = p.find("}", i)
+        i = close + 1 if close != -1 else i + 1
+    elif i < end and p[i] in "*?+":
+        i += 1
+    if i < end and p[i] in "?+":  # lazy or possessive
+        i += 1
+    return i
+
+
+# ---------------------------------------------------------------------------------------------
+# Text preparation
+
+
+_ANSI_RE = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
+
+
+@dataclass(frozen=True)
+class _Text:
+    """The scanned text: ``original`` (clean, for excerpts) and ``folded`` (for matching)."""
+
+    original: str
+    folded: str
+    fold_map: Callable[[int], int] | None  # folded offset -> original offset, when lengths differ
+
+    def to_original(self, offset: int) -> int:
+        return offset if self.fold_map is None else self.fold_map(offset)
+
+
+def _prepare(output: str, head: int, tail: int) -> _Text:
+    text = _window(output, head, tail)
+    if "\x1b" in text:
+        text = _ANSI_RE.sub("", text)
+    if "\r" in text:  # CRLF endings, and progress bars that redraw a line with a bare CR
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    if text.isascii():
+        return _Text(text, text.lower(), None)
+    folded = text.casefold()
+    if len(folded) == len(text):  # casefold never shortens a char: equal length = same offsets
+        return _Text(text, folded, None)
+    return _Text(text, folded, _fold_mapper(text))
+
+
+def _window(output: str, head: int, tail: int) -> str:
+    """The first ``head`` and last ``tail`` characters of a big output, cut at line ends so that
+    no partial line can pose as a line start."""
+    if len(output) <= head + tail:
+        return output
+    first = output[:head]
+    cut = first.rfind("\n")
+    first = first[:cut] if cut > 0 else first
+    last = output[-tail:]
+    cut = last.find("\n")
+    last = last[cut + 1 :] if cut != -1 else last
+    return first + "\n" + last
+
+
+def _fold_mapper(text: str) -> Callable[[int], int]:
+    """Map an offset in text.casefold() back to text, for the rare texts where folding changes
+    lengths (ß -> ss): binary search on the folded length of prefixes."""
+
+    def to_original(offset: int) -> int:
+        low, high = 0, len(text)
+        while low < high:
+            mid = (low + high + 1) // 2
+            if len(text[:mid].casefold()) <= offset:
+                low = mid
+            else:
+                high = mid - 1
+        return low
+
+    return to_original
+
+
+# ---------------------------------------------------------------------------------------------
+# The command line: which programs ran, is the output data, is it a yes/no check?
+
+
+@dataclass(frozen=True)
+class _Command:
+    name: str  # basename of the program, e.g. "grep"
+    args: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class _CommandLine:
+    commands: tuple[_Command, ...]  # every simple command
+    producers: tuple[_Command, ...]  # the first command of each pipeline that prints something
+
+
+_OPERATOR_CHARS = "|&;()\n"
+
+
+def _tokenize(command: str) -> list[str]:
+    """Split a shell command into words and operators, honouring quotes, escapes, $(...) and
+    heredocs (a heredoc's body is data, never commands)."""
+    tokens: list[str] = []
+    word: list[str] = []
+    heredocs: list[str] = []
+    i, n = 0, len(command)
+    in_word = False
+
+    def flush() -> None:
+        nonlocal in_word
+        if in_word:
+            tokens.append("".join(word))
+            word.clear()
+            in_word = False
+
+    while i < n:
+        c = command[i]
+        if c in " \t":
+            flush()
+            i += 1
+        elif c == "\\":
+            if command.startswith("\\\n", i):
+                i += 2
+                continue
+            word.append(command[i + 1 : i + 2])
+            in_word = True
+            i += 2
+        elif c in "'\"`":
+            close = _quote_end(command, i)
+            word.append(command[i + 1 : close])
+            in_word = True
+            i = close + 1
+        elif c == "$" and command.startswith("$(", i):
+            close = _paren_end(command, i + 1)
+            word.append(command[i : close + 1])
+            in_word = True
+            i = close + 1
+        elif c == "#" and not in_word:
+            i = command.find("\n", i)
+            i = n if i == -1 else i
+        elif c == "<" and command.startswith("<<", i) and not command.startswith("<<<", i):
+            flush()
+            match = re.match(r"<<-?\s*(['\"]?)([\w.-]+)\1", command[i:])
+            if match:
+                heredocs.append(match.group(2))
+                i += match.end()
+            else:
+                i += 2
+        elif c in "<>":
+            flush()
+            match = re.match(r"[<>]+&?-?\d*", command[i:])
+            tokens.append("\x00redir" + (match.group(0) if match else c))
+            i += match.end() if match else 1
+        elif c in _OPERATOR_CHARS:
+            flush()
+            if c == "&" and i + 1 < n and command[i + 1] == ">":
+                tokens.append("\x00redir&>")
+                i += 2
+                continue
+            op = command[i : i + 2] if command[i : i + 2] in ("&&", "||", "|&", ";;") else c
+            tokens.append(op)
+            i += len(op)
+            if c == "\n" and heredocs:
+                i = _skip_heredocs(command, i, heredocs)
+                heredocs = []
+        else:
+            word.append(c)
+            in_word = True
+            i += 1
+    flush()
+    return tokens
+
+
+def _quote_end(s: str, i: int) -> int:
+    quote, j = s[i], i + 1
+    while j < len(s):
+        if s[j] == "\\" and quote != "'":
+            j += 2
+            continue
+        if s[j] == quote:
+            return j
+        j += 1
+    return len(s)
+
+
+def _paren_end(s: str, i: int) -> int:
+    depth, j = 0, i
+    while j < len(s):
+        c = s[j]
+        if c in "'\"":
+            j = _quote_end(s, j) + 1
+            continue
+        if c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+            if depth == 0:
+                return j
+        j += 1
+    return len(s)
+
+
+def _skip_heredocs(s: str, i: int, delimiters: list[str]) -> int:
+    for delimiter in delimiters:
+        while i < len(s):
+            end = s.find("\n", i)
+            line = s[i:] if end == -1 else s[i:end]
+            i = len(s) if end == -1 else end + 1
+            if line.strip() == delimiter:
+                break
+    return i
+
+
+_KEYWORDS = frozenset({"if", "then", "else", "elif", "fi", "do", "done", "while", "until", "!",
+                       "{", "}", "esac", "in", "function", "coproc"})
+_BLOCK_STARTERS = frozenset({"for", "case", "select"})
+_WRAPPER_ARG_FLAGS = {"sudo": {"-u", "-g", "-C", "-h", "-p"}, "doas": {"-u"}, "nice": {"-n"},
+                      "timeout": {"-s", "-k", "--signal", "--kill-after"},
+                      "xargs": {"-I", "-n", "-P", "-d", "-L", "-E", "-s", "-a"},
+                      "env": {"-u", "-C", "--unset", "--chdir"}, "watch": {"-n", "-d"}}
+_ASSIGNMENT_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(?:\[[^\]]*\])?\+?=")
+_SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh"})
+
+
+def _parse_command_line(command: str, rules: Rules) -> _CommandLine:
+    commands: list[_Command] = []
+    producers: list[_Command] = []
+    _collect(command, rules, commands, producers, depth=0)
+    return _CommandLine(tuple(commands), tuple(producers))
+
+
+def _collect(command: str, rules: Rules, commands: list[_Command], producers: list[_Command],
+             depth: int) -> None:
+    pipeline_start = True
+    for words, operator in _simple_commands(_tokenize(command)):
+        cmd = _program(words, rules)
+        if cmd is not None and cmd.name in _SHELLS and cmd.args[:1] == ("-c",) and len(cmd.args) > 1 and depth < 3:
+            _collect(cmd.args[1], rules, commands, producers, depth + 1)  # bash -c '...'
+        elif cmd is not None:
+            commands.append(cmd)
+            if pipeline_start and cmd.name not in rules.silent_commands:
+                producers.append(cmd)
+        pipeline_start = operator not in ("|", "|&")
+
+
+def _simple_commands(tokens: list[str]) -> Iterator[tuple[list[str], str]]:
+    """(words, operator that follows) for each simple command."""
+    words: list[str] = []
+    for token in tokens:
+        if token in ("&&", "||", "|", "|&", ";", ";;", "&", "\n", "(", ")"):
+            yield words, token
+            words = []
+        else:
+            words.append(token)
+    yield words, ""
+
+
+def _program(words: Sequence[str], rules: Rules) -> _Command | None:
+    """The program a simple command runs, past assignments, redirections and wrappers."""
+    words = _drop_redirections(words)
+    i = 0
+    while i < len(words):
+        word = words[i]
+        if word in _KEYWORDS or _ASSIGNMENT_RE.match(word):
+            i += 1
+            continue
+        if word in _BLOCK_STARTERS:
+            return None  # "for f in *.log" names no program
+        name = word.rsplit("/", 1)[-1]
+        if name in rules.wrapper_commands and not _is_command_query(name, words[i + 1 : i + 2]):
+            i = _skip_wrapper(name, words, i + 1)
+            continue
+        return _Command(name, tuple(words[i + 1 :]))
+    return None
+
+
+def _drop_redirections(words: Sequence[str]) -> list[str]:
+    kept: list[str] = []
+    skip_next = False
+    for word in words:
+        if skip_next:
+            skip_next = False
+        elif word.startswith("\x00redir"):
+            operator = word[len("\x00redir") :]
+            skip_next = not re.search(r"&-?\d*$|&-$", operator) or operator == "&>"
+            if operator.endswith("&") or operator == "&>":
+                skip_next = True
+        else:
+            kept.append(word)
+    return kept
+
+
+def _is_command_query(name: str, following: Sequence[str]) -> bool:
+    """``command -v x`` is a lookup (a check), not ``command`` running ``x``."""
+    return name == "command" and bool(following) and following[0] in ("-v", "-V")
+
+
+def _skip_wrapper(name: str, words: Sequence[str], i: int) -> int:
+    arg_flags = _WRAPPER_ARG_FLAGS.get(name, set())
+    while i < len(words):
+        word = words[i]
+        if word == "--":
+            return i + 1
+        if word.startswith("-") and len(word) > 1:
+            i += 2 if word in arg_flags else 1
+        elif name == "env" and _ASSIGNMENT_RE.match(word):
+            i += 1
+        elif name == "timeout" and re.match(r"^\d+(?:\.\d+)?[smhd]?$", word):
+            return i + 1
+        else:
+            return i
+    return i
+
+
+def _matches_entry(cmd: _Command, entries: frozenset[str]) -> bool:
+    """Does a command match a list entry: "grep", or "git diff" (sub-command among the first args)?"""
+    if cmd.name in entries:
+        return True
+    head = cmd.args[:3]
+    return any(f"{cmd.name} {arg}" in entries for arg in head)
+
+
+# ---------------------------------------------------------------------------------------------
+# Matching
+
+
+@dataclass(frozen=True)
+class _Hit:
+    rule_index: int
+    start: int  # in folded text
+    anchor: int  # where the excerpt starts: a capture group, else the match start
+
+
+class _Scanner:
+    """Runs patterns over one folded text, caching needle checks, line lookups and guards."""
+
+    def __init__(self, text: _Text, rules: Rules, command: str) -> None:
+        self.text = text
+        self.folded = text.folded
+        self.rules = rules
+        self.command = command.casefold()
+        self._needles: dict[str, bool] = {}
+        self._ignore = _any_matcher(rules.ignore)
+        self._handled = _any_matcher(rules.handled)
+
+    def has_needle(self, pattern: str) -> bool:
+        literal = needle(pattern)
+        if not literal:
+            return True
+        found = self._needles.get(literal)
+        if found is None:
+            found = self._needles[literal] = literal in self.folded
+        return found
+
+    def applies(self, rule: Rule) -> bool:
+        if rule.command is None:
+            return True
+        compiled = _compile(rule.command)
+        return compiled is not None and compiled.regex.search(self.command) is not None
+
+    def hits(self, index: int, patterns: Iterable[str], text: str | None = None) -> Iterator[_Hit]:
+        """Hits of some patterns, in pattern order, skipping lines the ignore guard names."""
+        haystack = self.folded if text is None else text
+        for pattern in patterns:
+            if text is None and not self.has_needle(pattern):
+                continue
+            compiled = _compile(pattern)
+            if compiled is None:
+                continue
+            for count, match in enumerate(compiled.regex.finditer(haystack)):
+                if count >= _MAX_HITS_PER_PATTERN:
+                    break
+                anchor = _anchor(match)
+                if text is None and self.ignored(anchor):
+                    continue
+                yield _Hit(index, match.start(), anchor)
+
+    def line_at(self, offset: int) -> tuple[int, int]:
+        start = self.folded.rfind("\n", 0, offset) + 1
+        end = self.folded.find("\n", offset)
+        return start, len(self.folded) if end == -1 else end
+
+    def line(self, offset: int) -> str:
+        start, end = self.line_at(offset)
+        return self.folded[start:end]
+
+    def ignored(self, offset: int) -> bool:
+        return self._ignore is not None and self._ignore(self.line(offset))
+
+    def handled(self, hit: _Hit, strong_lines: set[int]) -> bool:
+        """A failure the program itself reports as handled: 'retrying', 'falling back'...
+
+        A traceback logged right under such a line (logger.exception) is handled too.
+        """
+        if self._handled is None:
+            return False
+        start, _ = self.line_at(hit.start)
+        if self._handled(self.line(hit.start)):
+            return True
+        if start == 0:
+            return False
+        previous_start, _ = self.line_at(start - 1)
+        return previous_start in strong_lines and self._handled(self.line(previous_start))
+
+    def success_summary(self) -> bool:
+        tail = self.folded[-_SUCCESS_TAIL:]
+        return any(_compile(p) is not None and _compile(p).regex.search(tail) for p in self.rules.success)
+
+
+def _anchor(match: re.Match[str]) -> int:
+    """Start of the first capture group that took part in the match, else of the match."""
+    for group in range(1, (match.re.groups or 0) + 1):
+        start = match.start(group)
+        if start != -1:
+            return start
+    return match.start()
+
+
+def _any_matcher(patterns: Sequence[str]) -> Callable[[str], bool] | None:
+    compiled = [c.regex for c in map(_compile, patterns) if c is not None]
+    if not compiled:
+        return None
+    return lambda line: any(regex.search(line) for regex in compiled)
+
+
+# ---------------------------------------------------------------------------------------------
+# Detection
+
+
+def detect(result: ToolResult, rules: Rules | None = None) -> Detection | None:
+    """Is this finished command an error?  See rules.toml for the procedure and the key table."""
+    rules = rules or load_rules()
+    if _command_ignored(result.command, rules):
+        return None
+    text = _prepare(result.output or "", rules.head_chars, rules.tail_chars)
+    line = _parse_command_line(result.command or "", rules)
+    scanner = _Scanner(text, rules, result.command or "")
+    code = result.exit_code
+    answered_no = code == 1 and any(_matches_entry(c, rules.check_commands) for c in line.commands)
+    if code not in (0, None) and not answered_no:
+        found = _classify_failure(scanner, code, result.interrupted)
+    else:
+        found = _classify_text(scanner, line, answered_no)
+        if found is None and result.interrupted:
+            found = _Finding(INTERRUPTED, _tail_offset(scanner))
+    if found is None:
+        return None
+    return Detection(found.key, rules.title(found.key), _excerpt(text, found.offset))
+
+
+@dataclass(frozen=True)
+class _Finding:
+    key: str
+    offset: int  # folded offset of the excerpt anchor; -1 when there is nothing to show
+
+
+def _command_ignored(command: str, rules: Rules) -> bool:
+    folded = (command or "").casefold()
+    for pattern in rules.ignore_commands:
+        compiled = _compile(pattern)
+        if compiled is not None and compiled.regex.search(folded):
+            return True
+    return False
+
+
+def _classify_failure(scanner: _Scanner, code: int, interrupted: bool) -> _Finding:
+    """A non-zero exit is an error: name it by the first rule that hits at all."""
+    for index, rule in enumerate(scanner.rules.rules):
+        if not scanner.applies(rule):
+            continue
+        hit = next(scanner.hits(index, rule.strong + rule.weak), None)
+        if hit is not None:
+            return _Finding(rule.key, hit.anchor)
+    if interrupted:
+        return _Finding(INTERRUPTED, _tail_offset(scanner))
+    key = scanner.rules.exit_codes.get(code, GENERIC_NONZERO)
+    return _Finding(key if key in scanner.rules.titles else GENERIC_NONZERO, _tail_offset(scanner))
+
+
+def _classify_text(scanner: _Scanner, line: _CommandLine, answered_no: bool) -> _Finding | None:
+    """Exit 0 / unknown / a check answering no: only unguarded strong evidence is an error."""
+    rules = scanner.rules
+    viewers_only = bool(line.producers) and all(_matches_entry(c, rules.viewer_commands) for c in line.producers)
+    if viewers_only:
+        return _own_diagnostic(scanner, line.producers)
+    excluded = _self_lines(scanner, line.commands, rules.check_commands) if answered_no else None
+    strong_hits = _strong_hits(scanner, excluded)
+    if not strong_hits:
+        return None
+    strong_lines = {scanner.line_at(h.start)[0] for h in strong_hits}
+    live = [h for h in strong_hits if not scanner.handled(h, strong_lines)]
+    if live and scanner.success_summary():
+        keeps = rules.success_keeps
+        live = [h for h in live if rules.rules[h.rule_index].key.startswith(tuple(keeps))] if keeps else []
+    if not live:
+        return None
+    first = min(live, key=lambda h: (h.rule_index, h.start))
+    return _refine_on_line(scanner, first)
+
+
+def _strong_hits(scanner: _Scanner, excluded: Callable[[str], bool] | None) -> list[_Hit]:
+    hits: list[_Hit] = []
+    for index, rule in enumerate(scanner.rules.rules):
+        if rule.strong and scanner.applies(rule):
+            for hit in scanner.hits(index, rule.strong):
+                if excluded is None or not excluded(scanner.line(hit.start)):
+                    hits.append(hit)
+    return hits
+
+
+def _refine_on_line(scanner: _Scanner, hit: _Hit) -> _Finding:
+    """A weak pattern of an earlier rule on the decisive line names the error more precisely
+    ("ERROR: ... connection refused" is a refused connection, not just an error message)."""
+    line = scanner.line(hit.anchor)
+    for index, rule in enumerate(scanner.rules.rules[: hit.rule_index]):
+        if rule.weak and scanner.applies(rule) and next(scanner.hits(index, rule.weak, line), None):
+            return _Finding(rule.key, hit.anchor)
+    return _Finding(scanner.rules.rules[hit.rule_index].key, hit.anchor)
+
+
+def _own_diagnostic(scanner: _Scanner, viewers: Sequence[_Command]) -> _Finding | None:
+    """Viewer output is data; only a viewer's own complaint ("cat: x: No such file...") counts."""
+    names = "|".join(sorted({re.escape(c.name.casefold()) for c in viewers}))
+    own = re.compile(rf"^(?:\S*/)?(?:{names})(?:\[\d+\])?: [^\n]*$", re.MULTILINE)
+    for match in own.finditer(scanner.folded):
+        line = match.group(0)
+        for index, rule in enumerate(scanner.rules.rules):
+            if scanner.applies(rule) and next(scanner.hits(index, rule.strong + rule.weak, line), None):
+                return _Finding(rule.key, match.start())
+    return None
+
+
+def _self_lines(scanner: _Scanner, commands: Sequence[_Command], checks: frozenset[str]) -> Callable[[str], bool]:
+    """Lines where a check program answers for itself ("bash: type: x: not found")."""
+    names = {re.escape(c.name.casefold()) for c in commands if _matches_entry(c, checks)}
+    own = re.compile(rf"^(?:[^\n:]*: )?(?:line \d+: )?(?:{'|'.join(sorted(names))}): ")
+    return lambda line: own.search(line) is not None
+
+
+def _tail_offset(scanner: _Scanner) -> int:
+    """Start of the last non-blank line: the best excerpt when no pattern points anywhere."""
+    stripped = scanner.folded.rstrip()
+    if not stripped:
+        return -1
+    return stripped.rfind("\n") + 1
+
+
+# ---------------------------------------------------------------------------------------------
+# Excerpt
+
+
+def _excerpt(text: _Text, folded_offset: int) -> str:
+    """<= 200 chars from the hit on, as one line, redacted.
+
+    The slice starts and ends at whitespace so that no secret is cut in two before redaction
+    (a half token would no longer look like a secret).
+    """
+    if folded_offset < 0:
+        return ""
+    from self_improve.detect.redact import redact
+
+    original = text.original
+    anchor = min(text.to_original(folded_offset), len(original))
+    start = original.rfind("\n", 0, anchor) + 1
+    if anchor - start > 60:
+        start = _whitespace_before(original, anchor - 40)
+    end = _whitespace_after(original, start + 4 * EXCERPT_MAX)
+    piece = " ".join(original[start:end].split())
+    return _truncate(redact(piece), EXCERPT_MAX)
+
+
+def _whitespace_before(s: str, i: int) -> int:
+    while i > 0 and not s[i - 1].isspace():
+        i -= 1
+    return i
+
+
+def _whitespace_after(s: str, i: int) -> int:
+    if i >= len(s):
+        return len(s)
+    while i < len(s) and not s[i].isspace():
+        i += 1
+    return i
+
+
+def _truncate(s: str, limit: int) -> str:
+    if len(s) <= limit:
+        return s
+    return s[: limit - 1].rstrip() + "…"

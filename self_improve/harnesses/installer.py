@@ -172,7 +172,7 @@ class FileChange:
     before: bytes | None
     after: bytes | None
     backup: Path | None = None  # written with ``before`` first, unless it already exists
-    drop_backup: bool = False  # the plan fully restored the file: the backup is redundant
+    drop_backup: Path | None = None  # the plan restores the original bytes: this backup is redundant
     summary: str = ""
 
     @property
@@ -205,8 +205,8 @@ class FileChange:
         else:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             atomic_write(self.path, self.after)
-        if self.drop_backup and self.backup is not None:
-            self.backup.unlink(missing_ok=True)
+        if self.drop_backup is not None:
+            self.drop_backup.unlink(missing_ok=True)
 
 
 def _lines(data: bytes | None) -> list[str]:
@@ -362,7 +362,7 @@ def _inner(doc: JsonDocument | None, path: tuple[str | int, ...]) -> str:
 
 
 def _baseline(path: Path, current: JsonDocument | None) -> JsonDocument | None:
-    """The file as it was before our first change: the backup if any, else the current file."""
+    """The file as it was before our first change: the backup if any, else ``current``."""
     backup = backup_path(path)
     try:
         return JsonDocument(backup.read_bytes().decode("utf-8"))
@@ -407,7 +407,9 @@ def plan_hooks_file(
     current = _load(path, before) if before is not None else None
     doc = JsonDocument(current.text if current is not None else new_file_text())  # a copy to edit
     _check_shape(path, doc, {r.event for r in wanted})
-    baseline = _baseline(path, current) if before is not None else None
+    # Install: no backup yet means the current file is the original. Uninstall: no backup means
+    # there was no original (we created the file), so every container of ours may go.
+    baseline = _baseline(path, current if wanted else None) if before is not None else None
     try:
         return _plan(path, before, current, doc, baseline, wanted, is_ours, label)
     except JsonEditError as exc:  # e.g. duplicate keys where we must edit: never write half an edit
@@ -449,13 +451,14 @@ def _plan(
         doc.append_item(("hooks", registration.event), registration.group())
 
     after: bytes | None = _encode(doc)
-    drop_backup = False
+    backup = backup_path(path)
+    drop_backup = None
     if not wanted and stale:
-        if not backup_path(path).exists() and doc.value == {} and current is not None:
+        if not backup.exists() and doc.value == {} and current is not None:
             # No backup: the file did not exist before our first install. Nothing else is in it.
             after = None
-        elif backup_path(path).exists() and backup_path(path).read_bytes() == after:
-            drop_backup = True  # fully restored: the backup has done its job
+        elif backup.exists() and backup.read_bytes() == after:
+            drop_backup = backup  # fully restored: the backup has done its job
     if before is None and after is not None:
         summary = f"{label}: create {path}"
     elif after is None:
@@ -464,7 +467,9 @@ def _plan(
         summary = f"{label}: {path} is already up to date" if wanted else f"{label}: nothing of ours in {path}"
     else:
         summary = f"{label}: {'update' if wanted else 'remove our hooks from'} {path}"
-    return FileChange(path, before, after, backup=backup_path(path), drop_backup=drop_backup, summary=summary)
+    # Only an install takes the one-time backup: uninstall moves towards the original, and a
+    # backup of a file that holds our hooks would mislead the next uninstall's baseline.
+    return FileChange(path, before, after, backup=backup if wanted else None, drop_backup=drop_backup, summary=summary)
 
 
 # --- the interface every harness implements ------------------------------------------------
@@ -483,7 +488,9 @@ class Harness(Protocol):
     name: str
     scopes: tuple[str, ...]
 
-    def default_scope(self, project_given: bool) -> str: ...
+    def scope_for(self, requested: str | None, project_given: bool) -> str:
+        """The scope to use (``requested`` or the default); UsageError when it is not supported."""
+        ...
 
     def plan_install(self, target: Target) -> list[FileChange]: ...
 

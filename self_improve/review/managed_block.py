@@ -73,7 +73,7 @@ ENTRY_ID_PATTERN = re.compile(r"[A-Z]+-\d{8}-[A-Za-z0-9]+")
 # reading (a user may re-indent); we always write the canonical form.
 _BULLET = re.compile(r"[ \t]*- (?P<text>.*?)[ \t]*<!-- (?P<id>[A-Z]+-\d{8}-[A-Za-z0-9]+) -->[ \t]*")
 _FENCE_OPEN = re.compile(r"(?P<indent> {0,3})(?P<fence>`{3,}|~{3,})(?P<info>.*)")
-_OCCUPYING_HEADING = re.compile(r" {0,3}#{1,6}[ \t].*\bself[- ]?improvement\b", re.IGNORECASE)
+_OCCUPYING_HEADING = re.compile(r" {0,3}#{1,6}[ \t].*\bself[- ]?improvement", re.IGNORECASE)
 _OCCUPYING_PHRASE = re.compile(r"\bself[- ]?improvement reminder\b", re.IGNORECASE)
 
 
@@ -474,6 +474,8 @@ def fits_limit(text: str, limit: int = OPENCLAW_FILE_LIMIT) -> bool:
 def _confined_path(path: Path, project_root: Path) -> Path:
     """The absolute target, refused when it is a symlink or resolves outside the root."""
     root = project_root.resolve()
+    if not root.is_dir():
+        raise ManagedBlockError(f"refusing to edit {path}: project root {root} is not a directory")
     target = path if path.is_absolute() else project_root / path
     if target.is_symlink():
         raise ManagedBlockError(f"refusing to edit {target}: it is a symlink")

@@ -54,6 +54,7 @@ _META_LINE = re.compile(r"^[-*][ \t]+([A-Za-z][A-Za-z0-9 _/-]*?):[ \t]?(.*?)[ \t
 _SECTION = re.compile(r"^###[ \t]+(.+?)[ \t]*#*[ \t]*$")
 _FENCE = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})")
 _SEPARATOR = re.compile(r"^[ \t]*---+[ \t]*$")
+_FENCE_FIRST = frozenset(" \t`~")
 
 
 def strip_eol(line: str) -> str:
@@ -148,12 +149,23 @@ class Entry:
     # ---- structure -------------------------------------------------------------------------
     @cached_property
     def _bare(self) -> tuple[str, ...]:
-        return tuple(strip_eol(line) for line in self.lines)
+        # Same as strip_eol on each line, done on the joined text because it is much faster.
+        pieces = self.text.split("\n")
+        if pieces and pieces[-1] == "":
+            pieces.pop()
+        return tuple(piece[:-1] if piece.endswith("\r") else piece for piece in pieces)
 
     @cached_property
     def _in_fence(self) -> tuple[bool, ...]:
         tracker = FenceTracker()
-        return tuple(tracker.inside_after(line) for line in self._bare)
+        out = []
+        for line in self._bare:
+            # Only a line starting with a fence character or indentation can open or close one.
+            if tracker.is_open or line[:1] in _FENCE_FIRST:
+                out.append(tracker.inside_after(line))
+            else:
+                out.append(False)
+        return tuple(out)
 
     @cached_property
     def header(self) -> tuple[str, str]:
@@ -175,27 +187,68 @@ class Entry:
     @cached_property
     def body_end(self) -> int:
         """Index one past the last content line: trailing blanks and the ``---`` separator excluded."""
-        end = len(self._bare)
-        while end > 1 and (not self._bare[end - 1].strip() or _SEPARATOR.match(self._bare[end - 1])):
-            if _SEPARATOR.match(self._bare[end - 1]) and self._in_fence[end - 1]:
+        bare, fence = self._bare, self._in_fence
+        end = len(bare)
+        while end > 1:
+            line = bare[end - 1]
+            if line.strip() and not (line.lstrip().startswith("---") and _SEPARATOR.match(line)):
+                break
+            if fence[end - 1]:
                 break
             end -= 1
         return end
 
     @cached_property
-    def sections(self) -> tuple[Section, ...]:
-        starts = [
-            (i, m.group(1))
-            for i, line in enumerate(self._bare[: self.body_end])
-            if not self._in_fence[i] and (m := _SECTION.match(line))
-        ]
-        out = []
+    def _structure(self) -> tuple[tuple[Section, ...], dict[str, tuple[int, str]], dict[str, tuple[int, str]]]:
+        """Sections, bold fields and metadata lines, found in one pass over the entry."""
+        bare, fence, body_end = self._bare, self._in_fence, self.body_end
+        starts: list[tuple[int, str]] = []
+        fields: dict[str, tuple[int, str]] = {}
+        for i in range(1, body_end):
+            if fence[i]:
+                continue
+            line = bare[i]
+            if line.startswith("###"):
+                match = _SECTION.match(line)
+                if match:
+                    starts.append((i, match.group(1)))
+            elif "**" in line:
+                match = _BOLD_FIELD.match(line)
+                if match:
+                    fields.setdefault(match.group(1).strip().casefold(), (i, match.group(2)))
+        sections = []
         for n, (start, title) in enumerate(starts):
-            end = starts[n + 1][0] if n + 1 < len(starts) else self.body_end
-            while end > start + 1 and not self._bare[end - 1].strip():
+            end = starts[n + 1][0] if n + 1 < len(starts) else body_end
+            while end > start + 1 and not bare[end - 1].strip():
                 end -= 1
-            out.append(Section(title, start, end))
-        return tuple(out)
+            sections.append(Section(title, start, end))
+        metadata: dict[str, tuple[int, str]] = {}
+        for section in sections:
+            if section.title.casefold() != "metadata":
+                continue
+            for i in range(section.start + 1, section.end):
+                line = bare[i]
+                if fence[i] or "**" in line or line[:1] not in "-*":
+                    continue
+                match = _META_LINE.match(line)
+                if match:
+                    metadata.setdefault(match.group(1).strip().casefold(), (i, match.group(2)))
+            break
+        return tuple(sections), fields, metadata
+
+    @property
+    def sections(self) -> tuple[Section, ...]:
+        return self._structure[0]
+
+    @property
+    def fields(self) -> dict[str, tuple[int, str]]:
+        """Bold fields ``**Key**: value`` (first occurrence of each key wins): key -> (index, value)."""
+        return self._structure[1]
+
+    @property
+    def metadata(self) -> dict[str, tuple[int, str]]:
+        """``- Key: value`` lines of ``### Metadata`` (first occurrence wins): key -> (index, value)."""
+        return self._structure[2]
 
     def section(self, *titles: str) -> Section | None:
         wanted = {t.casefold() for t in titles}
@@ -210,34 +263,6 @@ class Entry:
             return ""
         body = self._bare[section.start + 1 : section.end]
         return "\n".join(body).strip("\n")
-
-    @cached_property
-    def fields(self) -> dict[str, tuple[int, str]]:
-        """Bold fields ``**Key**: value`` (first occurrence of each key wins): key -> (index, value)."""
-        out: dict[str, tuple[int, str]] = {}
-        for i, line in enumerate(self._bare[: self.body_end]):
-            if i == 0 or self._in_fence[i] or "**" not in line:
-                continue
-            match = _BOLD_FIELD.match(line)
-            if match:
-                out.setdefault(match.group(1).strip().casefold(), (i, match.group(2)))
-        return out
-
-    @cached_property
-    def metadata(self) -> dict[str, tuple[int, str]]:
-        """``- Key: value`` lines of ``### Metadata`` (first occurrence wins): key -> (index, value)."""
-        section = self.section("Metadata")
-        out: dict[str, tuple[int, str]] = {}
-        if section is None:
-            return out
-        for i in range(section.start + 1, section.end):
-            line = self._bare[i]
-            if self._in_fence[i] or "**" in line:
-                continue
-            match = _META_LINE.match(line)
-            if match:
-                out.setdefault(match.group(1).strip().casefold(), (i, match.group(2)))
-        return out
 
     def field(self, name: str, default: str = "") -> str:
         found = self.fields.get(name.casefold())
@@ -295,7 +320,10 @@ class Entry:
 
     @property
     def recurrence_count(self) -> int:
-        return _int(self.meta("Recurrence-Count"), default=max(1, len(self.occurrences)))
+        value = self.meta("Recurrence-Count")
+        if value.strip().isdigit():
+            return int(value)
+        return max(1, len(self.occurrences))
 
     @property
     def first_seen(self) -> str:
@@ -317,7 +345,7 @@ class Entry:
     def promoted(self) -> str:
         return self.field("Promoted").strip()
 
-    @property
+    @cached_property
     def text(self) -> str:
         return "".join(self.lines)
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import bisect
 import hashlib
+import math
 import os
 import re
 from collections.abc import Callable, Iterable
@@ -243,18 +244,17 @@ class Store:
         occurrence = occ.Occurrence(now.strftime("%Y-%m-%d"), task_hash(session))
         with locked(self.lock_path):
             text = self._read_text(path)
-            offsets = entry_offsets(text)
-            match = self._find_match(text, offsets, request)
+            scan = _FileScan(text, tokens(request.summary))
+            match = self._find_match(scan, request)
             if match is not None:
                 start, end = match
                 entry = Entry(tuple(_split(text[start:end])), file=self.relative(path))
                 updated = merge_occurrence(entry, request, occurrence, self.setting("log.max_occurrences"))
                 atomic_write(path, (text[:start] + updated.text + text[end:]).encode("utf-8", "surrogateescape"))
                 return LogResult(updated.id, False, updated.recurrence_count, occ.distinct_tasks(updated.occurrences), self.relative(path))
-            taken = {m.upper() for m in _ids_in(text)}
-            entry_id = new_id(request.kind, now, taken)
+            entry_id = new_id(request.kind, now, _IdsIn(text))
             eol = "\r\n" if text.count("\r\n") * 2 > text.count("\n") else "\n"
-            see_also = request.see_also or self._related(text, offsets, request)
+            see_also = request.see_also or self._related(scan)
             body = render_new(_new_entry(request, entry_id, now, occurrence, see_also), eol)
             prefix = ""
             if text and not text.endswith("\n"):
@@ -264,46 +264,40 @@ class Store:
             append_durable(path, (prefix + body).encode("utf-8", "surrogateescape"))
             return LogResult(entry_id, True, 1, 1 if occurrence.task != "-" else 0, self.relative(path))
 
-    def _find_match(self, text: str, offsets: list[int], request: LogRequest) -> tuple[int, int] | None:
+    def _find_match(self, scan: _FileScan, request: LogRequest) -> tuple[int, int] | None:
         """The span of the active entry this request merges into.
 
         Same Pattern-Key first; else a near-identical summary among active entries that have no
         Pattern-Key or the same one (so one summary logged twice never gives two entries).
         """
-        spans = _spans(text, offsets)
         key = request.pattern_key.strip()
         if key:
-            for span, entry in _keyed_entries(text, offsets, spans, key):
+            for span, entry in scan.keyed(key):
                 if entry.status in ACTIVE_STATUSES:
                     return span
         threshold = float(self.setting("log.similarity_threshold"))
         best: tuple[float, tuple[int, int]] | None = None
-        for score, span in _similar_summaries(text, offsets, spans, tokens(request.summary), threshold):
-            entry = _entry_at(text, span)
+        for span, entry in scan.similar(threshold):
             if entry.status not in ACTIVE_STATUSES:
                 continue
             if entry.pattern_key and entry.pattern_key.casefold() != key.casefold():
                 continue
-            score = similarity(tokens(request.summary), tokens(entry.summary))
+            score = similarity(scan.wanted, tokens(entry.summary))
             if score >= threshold and (best is None or score > best[0]):
                 best = (score, span)
         return best[1] if best else None
 
-    def _related(self, text: str, offsets: list[int], request: LogRequest) -> str:
+    def _related(self, scan: _FileScan) -> str:
         """See Also for a new entry: the closest entry that is similar but below the merge threshold."""
-        wanted = tokens(request.summary)
-        if len(wanted) < 3:
+        if len(scan.wanted) < 3:
             return ""
-        candidates = _similar_summaries(text, offsets, _spans(text, offsets), wanted, 0.5)
-        best = max(candidates, default=None, key=lambda pair: pair[0])
-        return _entry_at(text, best[1]).id if best else ""
+        scored = [(similarity(scan.wanted, tokens(entry.summary)), entry.id) for _, entry in scan.similar(RELATED_THRESHOLD)]
+        return max(scored)[1] if scored else ""
 
     def with_pattern_key(self, kind: str, key: str) -> list[Entry]:
         """Entries of one kind with this Pattern-Key, in file order (no lock: a read)."""
         path = self.file_for(kind)
-        text = self._read_text(path)
-        offsets = entry_offsets(text)
-        found = _keyed_entries(text, offsets, _spans(text, offsets), key.strip())
+        found = _FileScan(self._read_text(path), frozenset()).keyed(key.strip())
         return [Entry(entry.lines, file=self.relative(path)) for _, entry in found]
 
     def update(self, entry_id: str, edit: Callable[[Entry], Entry]) -> Entry:
@@ -352,57 +346,88 @@ def _split(text: str) -> list[str]:
     return split_lines(text)
 
 
-def _spans(text: str, offsets: list[int]) -> list[tuple[int, int]]:
-    return [(start, offsets[n + 1] if n + 1 < len(offsets) else len(text)) for n, start in enumerate(offsets)]
+RELATED_THRESHOLD = 0.5
+# The summary is one line under "### Summary" (or "### Requested Capability" for features).
+_SUMMARY_HEAD = r"(?im)^###[ \t]+(?:Summary|Requested Capability)[ \t]*\r?\n(?:[ \t]*\r?\n)*"
 
 
-def _span_at(spans: list[tuple[int, int]], offsets: list[int], position: int) -> tuple[int, int] | None:
-    index = bisect.bisect_right(offsets, position) - 1
-    return spans[index] if index >= 0 else None
+class _FileScan:
+    """C-speed scans of one file's text, so that `log` never parses every entry of a large file.
+
+    Entry boundaries (which need the fence-aware scan) are only computed once a candidate is hit.
+    """
+
+    def __init__(self, text: str, wanted: frozenset[str]) -> None:
+        self.text = text
+        self.wanted = wanted
+        self._offsets: list[int] | None = None
+        self._similar: list[tuple[float, int]] | None = None
+
+    @property
+    def offsets(self) -> list[int]:
+        if self._offsets is None:
+            self._offsets = entry_offsets(self.text)
+        return self._offsets
+
+    def entry_at(self, position: int) -> tuple[tuple[int, int], Entry] | None:
+        offsets = self.offsets
+        index = bisect.bisect_right(offsets, position) - 1
+        if index < 0:
+            return None
+        span = (offsets[index], offsets[index + 1] if index + 1 < len(offsets) else len(self.text))
+        return span, Entry(tuple(_split(self.text[span[0] : span[1]])))
+
+    def keyed(self, key: str) -> list[tuple[tuple[int, int], Entry]]:
+        """Entries whose metadata has this Pattern-Key."""
+        out: list[tuple[tuple[int, int], Entry]] = []
+        pattern = rf"(?im)^[-*][ \t]+Pattern-Key:[ \t]*{re.escape(key)}[ \t]*\r?$"
+        for hit in re.finditer(pattern, self.text):
+            found = self.entry_at(hit.start())
+            if found is not None and (not out or out[-1][0] != found[0]):
+                if found[1].pattern_key.casefold() == key.casefold():
+                    out.append(found)
+        return out
+
+    def similar(self, threshold: float) -> list[tuple[tuple[int, int], Entry]]:
+        """Entries whose summary line scores at least ``threshold`` (at least RELATED_THRESHOLD)."""
+        if self._similar is None:
+            self._similar = []
+            for hit in re.finditer(_summary_pattern(self.wanted, RELATED_THRESHOLD), self.text):
+                score = similarity(self.wanted, tokens(hit.group(1)))
+                if score >= RELATED_THRESHOLD:
+                    self._similar.append((score, hit.start()))
+        out = []
+        for score, position in self._similar:
+            if score >= threshold and (found := self.entry_at(position)) is not None:
+                out.append(found)
+        return out
 
 
-def _keyed_entries(
-    text: str, offsets: list[int], spans: list[tuple[int, int]], key: str
-) -> list[tuple[tuple[int, int], Entry]]:
-    """Entries whose metadata has this Pattern-Key, found by one scan instead of a full parse."""
-    out = []
-    pattern = rf"(?im)^[-*][ \t]+Pattern-Key:[ \t]*{re.escape(key)}[ \t]*\r?$"
-    for hit in re.finditer(pattern, text):
-        span = _span_at(spans, offsets, hit.start())
-        if span is not None and (not out or out[-1][0] != span):
-            entry = _entry_at(text, span)
-            if entry.pattern_key.casefold() == key.casefold():
-                out.append((span, entry))
-    return out
+def _summary_pattern(wanted: frozenset[str], threshold: float) -> str:
+    """Summary lines that can reach ``threshold``: a cheap pre-filter before exact scoring.
+
+    Jaccard >= t needs at least ceil(t*|A|) of the wanted tokens, so any |A| - ceil(t*|A|) + 1 of
+    them must include one the candidate has (pigeonhole). re's IGNORECASE is not full case folding,
+    so this only pre-filters ASCII tokens, and lets every line with a non-ASCII character through.
+    """
+    if wanted and all(token.isascii() for token in wanted):
+        need = math.ceil(threshold * len(wanted))
+        some = sorted(wanted, key=lambda t: (-len(t), t))[: len(wanted) - need + 1]
+        alternatives = "|".join(re.escape(token) for token in some)
+        # A non-ASCII character may case-fold into an ASCII token ("ß" -> "ss"): such lines pass.
+        return _SUMMARY_HEAD + rf"([^\r\n]*?(?:(?<!\w)(?:{alternatives})(?!\w)|[^\x00-\x7f])[^\r\n]*)"
+    return _SUMMARY_HEAD + r"([^\r\n]*)"
 
 
-def _entry_at(text: str, span: tuple[int, int]) -> Entry:
-    return Entry(tuple(_split(text[span[0] : span[1]])))
+class _IdsIn:
+    """``candidate in ids`` without listing every ID of a large file."""
 
+    def __init__(self, text: str) -> None:
+        self.text = text
 
-# The summary is one line under "### Summary" (or "### Requested Capability" for features). A
-# C-speed scan for those lines keeps `log` from parsing every entry of a large file.
-_SUMMARY_LINE = re.compile(r"(?im)^###[ \t]+(?:Summary|Requested Capability)[ \t]*\r?\n(?:[ \t]*\r?\n)*([^\r\n]*)")
-
-
-def _similar_summaries(
-    text: str, offsets: list[int], spans: list[tuple[int, int]], wanted: frozenset[str], threshold: float
-) -> list[tuple[float, tuple[int, int]]]:
-    out = []
-    for hit in _SUMMARY_LINE.finditer(text):
-        score = similarity(wanted, tokens(hit.group(1)))
-        if score >= threshold:
-            span = _span_at(spans, offsets, hit.start())
-            if span is not None:
-                out.append((score, span))
-    return out
-
-
-_ID_IN_HEADER = re.compile(r"(?m)^##[ \t]+\[([^\]\r\n]+)\]")
-
-
-def _ids_in(text: str) -> list[str]:
-    return [m.group(1).strip() for m in _ID_IN_HEADER.finditer(text)]
+    def __contains__(self, candidate: object) -> bool:
+        pattern = rf"(?im)^##[ \t]+\[[ \t]*{re.escape(str(candidate))}[ \t]*\]"
+        return re.search(pattern, self.text) is not None
 
 
 def _validate(request: LogRequest) -> None:

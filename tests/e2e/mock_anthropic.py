@@ -20,15 +20,18 @@ Usage::
     with MockAnthropic(command='python3 -c "import nosuchmod"') as mock:
         run_claude(project, "run it", mock.url)
         first, second = mock.conversation_requests()[:2]
-        assert "<error-detected>" in seen_text(second)
+        assert "<error-detected>" in hook_context(second, "PostToolUseFailure")
+        assert "nosuchmod" in seen_text(second)  # system prompt + messages + tool results
 """
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 import re
 import threading
+import traceback
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -308,6 +311,10 @@ class _Handler(BaseHTTPRequestHandler):
             self._respond(mock, logged)
         except (BrokenPipeError, ConnectionResetError):
             pass
+        except Exception:  # a bug in the mock: keep it for the test to see, answer 500
+            mock.errors.append(traceback.format_exc())
+            with contextlib.suppress(Exception):
+                self._json({"type": "error", "error": {"type": "api_error", "message": "mock failure"}}, 500)
 
     def _send(self, status: int, payload: bytes, content_type: str, *, head: bool = False) -> None:
         self.send_response(status)
@@ -364,6 +371,7 @@ class MockAnthropic:
         self._ids = itertools.count(1)
         self._lock = threading.Lock()
         self._requests: list[LoggedRequest] = []
+        self.errors: list[str] = []  # tracebacks of exceptions raised while answering
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None
 
@@ -432,7 +440,7 @@ class MockAnthropic:
 
     def describe(self) -> str:
         """A short human summary of the log, for assertion messages."""
-        lines = []
+        lines = [f"MOCK ERROR: {error}" for error in self.errors]
         for i, r in enumerate(self.requests):
             extra = ""
             if r.is_messages:

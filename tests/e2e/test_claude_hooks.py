@@ -22,7 +22,9 @@ What happens:
    model from the mock's request log. One turn takes about 1 s.
 
 Debugging a failure: the assertion message shows the client's stdout/stderr, the mock's request
-list and the tail of the messages the model saw. To watch the client itself, pass
+list, every message block of the last model request (long ones clipped), and the tail of our hooks'
+debug log (``HOME/.local/state/self-improve/debug.log`` in the isolated HOME: a hook that crashes
+stays silent to the model but leaves its traceback summary there). To watch the client itself, pass
 ``extra_args=["--debug-file", "/tmp/claude-debug.log"]`` to ``claude(...)`` and grep it for
 ``Hooks:``.
 
@@ -125,13 +127,19 @@ def why(run: ClaudeRun, mock: MockAnthropic) -> str:
     """Context for an assertion message: the client's output, the request log, the last messages."""
     requests = mock.conversation_requests()
     last = summarize_messages(requests[-1]) if requests else "(none)"
-    return f"\n{run.describe()}\n--- requests ---\n{mock.describe()}\n--- last model request's messages ---\n{last}"
+    text = f"\n{run.describe()}\n--- requests ---\n{mock.describe()}\n--- last model request's messages ---\n{last}"
+    # our hooks never fail the session; they log what went wrong under the (isolated) HOME
+    hook_log = run.home / ".local" / "state" / "self-improve" / "debug.log"
+    if hook_log.is_file():
+        text += f"\n--- {hook_log} (tail) ---\n{hook_log.read_text(errors='replace')[-3000:]}"
+    return text
 
 
 def one_turn(run: ClaudeRun, mock: MockAnthropic) -> tuple[LoggedRequest, LoggedRequest]:
     """The turn's two model requests: the prompt (answered with Bash), then the tool result."""
     requests = mock.conversation_requests()
     assert run.returncode == 0, f"claude -p failed{why(run, mock)}"
+    assert not mock.errors, f"the mock itself failed{why(run, mock)}"
     assert [r.response_kind for r in requests] == ["tool_use", "text"], f"unexpected conversation{why(run, mock)}"
     first, second = requests
     assert tool_results(second), f"second request carries no tool_result{why(run, mock)}"

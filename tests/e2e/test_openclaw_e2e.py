@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -26,16 +27,13 @@ from pathlib import Path
 
 import pytest
 
-try:  # tests/e2e may or may not become a package; work either way
-    from tests.e2e.mock_openai import MockScript, serve
-    from tests.e2e.openclaw_client import OpenClawInstall, OpenClawUnavailable, ensure_openclaw
-except ImportError:  # pragma: no cover - depends on how pytest put us on sys.path
-    from mock_openai import MockScript, serve  # type: ignore[no-redef]
-    from openclaw_client import OpenClawInstall, OpenClawUnavailable, ensure_openclaw  # type: ignore[no-redef]
+from tests.e2e.mock_openai import MockScript, serve
+from tests.e2e.openclaw_client import OpenClawInstall, OpenClawUnavailable, ensure_openclaw
 
 pytestmark = pytest.mark.openclaw
 
 TURN_TIMEOUT_S = 300.0
+_EXTRA_PATH = [p for p in os.environ.get("SI_E2E_TMP_PYTHONPATH", "").split(os.pathsep) if p]  # TEMP
 FAILING_COMMAND = "ls /nonexistent-self-improve-e2e"
 BLOCK_TEXT = "SELF-IMPROVE-E2E: check .learnings/ before repeating a failing command."
 AGENTS_MD = f"""# AGENTS.md
@@ -176,7 +174,7 @@ def run_turn(install: OpenClawInstall, box: Sandbox, session: str) -> tuple[subp
 
 
 def self_improve(box: Sandbox, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {**box.env(), "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    env = {**box.env(), "PYTHONPATH": os.pathsep.join([str(Path(__file__).resolve().parents[2]), *_EXTRA_PATH])}
     return subprocess.run(
         [sys.executable, "-c", _CLI_DRIVER, *args],
         env=env,
@@ -225,3 +223,39 @@ def test_a_failing_exec_in_openclaw_lands_in_the_projects_errors(
     assert again.returncode == 0, again.stderr
     assert json.loads(again.stdout)["errors_recorded"] == 0
     assert (sandbox.project / ".learnings" / "ERRORS.md").read_text() == errors_md
+
+
+def test_watch_records_while_openclaw_runs(openclaw_install: OpenClawInstall, sandbox: Sandbox) -> None:
+    """The live path: `self-improve watch` sees OpenClaw's own WAL writes and records at once."""
+    env = {**sandbox.env(), "PYTHONPATH": os.pathsep.join([str(Path(__file__).resolve().parents[2]), *_EXTRA_PATH])}
+    watcher = subprocess.Popen(
+        [sys.executable, "-c", _CLI_DRIVER, "watch", "--state-dir", str(sandbox.state), "--debounce", "0.2"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    errors_md = sandbox.project / ".learnings" / "ERRORS.md"
+    try:
+        session = f"si-e2e-watch-{uuid.uuid4().hex[:8]}"
+        script = MockScript(command=FAILING_COMMAND, extra_arguments={"workdir": str(sandbox.project)})
+        with serve(script) as mock:
+            write_config(sandbox, mock.base_url)
+            proc, turn_seconds = run_turn(openclaw_install, sandbox, session)
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        finished = time.monotonic()
+        deadline = finished + 30.0
+        while time.monotonic() < deadline and "nonexistent-self-improve-e2e" not in errors_md.read_text():
+            time.sleep(0.1)
+        lag = time.monotonic() - finished
+        assert "nonexistent-self-improve-e2e" in errors_md.read_text(), "watch never recorded the failure"
+        print(f"[openclaw e2e] watch: turn {turn_seconds:.1f}s, recorded {lag:.1f}s after the turn ended")
+        watcher.send_signal(signal.SIGTERM)
+        out, err = watcher.communicate(timeout=15)
+    finally:
+        if watcher.poll() is None:
+            watcher.kill()
+            watcher.communicate()
+    assert watcher.returncode == 0, err
+    assert "recorded 1 error(s)" in out, out
+    assert errors_md.read_text().count("nonexistent-self-improve-e2e") == 1

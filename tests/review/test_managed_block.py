@@ -289,6 +289,7 @@ def test_check_occupied_ignores_fenced_code_and_our_own_block() -> None:
         "markers: 'We keep a self-improvement reminder in NOTES.md.'"
     )
     assert check_occupied("# Self improvement log\n") is not None
+    assert check_occupied("### My self-improvements\n") is not None
     assert check_occupied("# Improvements to self-hosting\n") is None
 
 
@@ -546,13 +547,22 @@ def test_target_outside_the_root_is_refused(tmp_path: Path) -> None:
     assert outside.read_bytes() == b"# Outside\n"
 
 
-def test_non_utf8_and_directories_are_refused(tmp_path: Path) -> None:
+def test_non_utf8_directories_and_missing_roots_are_refused(tmp_path: Path) -> None:
     target = tmp_path / "CLAUDE.md"
     target.write_bytes(b"# caf\xe9\n")
     with pytest.raises(ManagedBlockError) as refused:
         edit_file(target, tmp_path, _promote_pnpm)
     assert str(refused.value) == f"refusing to edit {target}: not valid UTF-8 (byte 5)"
     assert target.read_bytes() == b"# caf\xe9\n"
+
+    missing_root = tmp_path / "no-such-project"
+    with pytest.raises(ManagedBlockError) as refused:
+        edit_file(missing_root / "CLAUDE.md", missing_root, _promote_pnpm)
+    assert str(refused.value) == (
+        f"refusing to edit {missing_root / 'CLAUDE.md'}: project root {missing_root} is not a "
+        "directory"
+    )
+    assert not missing_root.exists()
 
     (tmp_path / "AGENTS.md").mkdir()
     with pytest.raises(ManagedBlockError) as refused:

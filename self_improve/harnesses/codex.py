@@ -1,0 +1,187 @@
+"""Codex (OpenAI's coding agent CLI): hook payloads in, hook output out, and the installer.
+
+Sources:
+- openai/codex ``codex-rs/hooks/src/engine/discovery.rs``: hooks come from ``hooks.json`` beside
+  each config layer (``~/.codex/hooks.json``, ``<project>/.codex/hooks.json``) or a ``[hooks]``
+  table in ``config.toml``, shaped like Claude Code's: ``{"hooks": {Event: [{"matcher": regex,
+  "hooks": [{"type": "command", "command": str, "timeout": secs}]}]}}``. Unmanaged hooks run only
+  once *trusted* (a ``trusted_hash`` saved in config.toml by reviewing them); plugin hooks get
+  ``PLUGIN_ROOT``/``CLAUDE_PLUGIN_ROOT`` and ``PLUGIN_DATA``/``CLAUDE_PLUGIN_DATA``.
+- openai/codex ``codex-rs/hooks/schema/generated/post-tool-use.command.input.schema.json``: the
+  PostToolUse stdin (``session_id``, ``turn_id``, ``transcript_path``, ``cwd``,
+  ``hook_event_name``, ``model``, ``permission_mode``, ``tool_name``, ``tool_input``,
+  ``tool_response``, ``tool_use_id``); ``...user-prompt-submit.command.output.schema.json``:
+  ``hookSpecificOutput.additionalContext`` is accepted, other keys are not.
+- https://developers.openai.com/codex/hooks (history at spybara.com/openai/codex/history/docs/en/hooks):
+  hooks are on by default since 0.124; ``[features] hooks = false`` turns them off
+  (``codex_hooks`` is the deprecated alias of the old opt-in flag).
+
+Verified on codex-cli 0.171.0 (npm ``@openai/codex``) with ``codex exec`` against a loopback mock of
+the Responses API, hooks dumping their stdin:
+- the shell tool (``exec_command``) fires ``PostToolUse`` with ``tool_name: "Bash"``,
+  ``tool_input: {"command": "<the command line>"}`` and ``tool_response``: a plain STRING of
+  stdout and stderr merged. There is no exit code, and a failing command fires the same
+  ``PostToolUse`` (there is no ``PostToolUseFailure``; an unknown event key in hooks.json is ignored).
+- ``UserPromptSubmit`` carries ``prompt``; plain stdout and ``hookSpecificOutput.additionalContext``
+  JSON both reach the model as a developer message, and so does PostToolUse's additionalContext.
+- payloads carry ``turn_id`` and ``model``, which Claude Code's never do: that is :func:`matches`.
+- no feature flag was needed, but unreviewed hooks are skipped SILENTLY (``codex exec`` ran none
+  until ``--dangerously-bypass-hook-trust``): after installing, the user must review them in
+  ``/hooks``. We do not write the trust ourselves: it is Codex's consent step, not ours.
+- ``codex plugin marketplace add <checkout>`` reads our ``.claude-plugin/marketplace.json`` and
+  ``codex plugin add self-improve@self-improve`` runs the plugin's ``hooks/hooks.json`` with
+  ``CLAUDE_PLUGIN_ROOT``/``CLAUDE_PLUGIN_DATA`` set: the Claude plugin is also a Codex plugin.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from typing import TYPE_CHECKING
+
+from self_improve.errors import UsageError
+from self_improve.harnesses.base import Prompt, ToolResult
+
+if TYPE_CHECKING:  # the installer stays off the hooks' hot path, which imports this module
+    from self_improve.harnesses.installer import FileChange, Manifest, Target
+
+NAME = "codex"
+POST_TOOL_EVENT = "PostToolUse"
+PROMPT_EVENT = "UserPromptSubmit"
+# Codex names its shell tool "Bash" in hook payloads (the model-facing tool is exec_command).
+SHELL_TOOLS = ("Bash",)
+# Same cap as Claude Code's; Codex spills larger contexts to a file, which the model may not read.
+MAX_CONTEXT_CHARS = 10_000
+
+
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def matches(payload: Any) -> bool:
+    """Whether ``payload`` came from Codex rather than Claude Code.
+
+    Codex's tool and prompt events carry ``turn_id`` (and ``model``); Claude Code's carry
+    neither. A string ``tool_response`` is Codex's too (Claude Code's is an object).
+    """
+    if not isinstance(payload, dict):
+        return False
+    if isinstance(payload.get("turn_id"), str):
+        return True
+    return payload.get("hook_event_name") == POST_TOOL_EVENT and isinstance(payload.get("tool_response"), str)
+
+
+def _output(response: Any) -> str:
+    """The command output from ``tool_response``: a string on 0.171.0; an object is tolerated."""
+    if isinstance(response, str):
+        return response
+    if isinstance(response, dict):
+        parts = [_text(response.get(key)) for key in ("output", "stdout", "stderr")]
+        return "\n".join(part for part in parts if part)
+    return ""
+
+
+def parse_tool_result(payload: dict[str, Any]) -> ToolResult | None:
+    """A shell command's result from a Codex PostToolUse payload, or None for anything else."""
+    if payload.get("hook_event_name") != POST_TOOL_EVENT or payload.get("tool_name") not in SHELL_TOOLS:
+        return None
+    tool_input = payload.get("tool_input")
+    command = _text(tool_input.get("command")) if isinstance(tool_input, dict) else ""
+    response = payload.get("tool_response")
+    exit_code = response.get("exit_code") if isinstance(response, dict) else None
+    return ToolResult(
+        command=command,
+        output=_output(response),
+        # Codex does not say (see the module doc): never guess 0.
+        exit_code=exit_code if isinstance(exit_code, int) and not isinstance(exit_code, bool) else None,
+        session=_text(payload.get("session_id")),
+        cwd=_text(payload.get("cwd")),
+    )
+
+
+def parse_prompt(payload: dict[str, Any]) -> Prompt | None:
+    if payload.get("hook_event_name") != PROMPT_EVENT:
+        return None
+    prompt = payload.get("prompt")
+    if not isinstance(prompt, str):
+        return None
+    return Prompt(text=prompt, session=_text(payload.get("session_id")), cwd=_text(payload.get("cwd")))
+
+
+def format_context(event: str, text: str) -> str:
+    """What the hook prints so that ``text`` reaches the model after ``event``.
+
+    Codex validates hook output against a strict schema (``additionalProperties: false``):
+    exactly ``hookSpecificOutput.{hookEventName, additionalContext}``, nothing else.
+    """
+    body = {"hookSpecificOutput": {"hookEventName": event, "additionalContext": text[:MAX_CONTEXT_CHARS]}}
+    return json.dumps(body, ensure_ascii=False)
+
+
+# --- install -----------------------------------------------------------------------------
+
+
+@dataclass
+class CodexInstaller:
+    manifest: Manifest
+    root: Path
+    python: str | None = None
+    name: str = NAME
+    scopes: tuple[str, ...] = ("user", "project")
+
+    def scope_for(self, requested: str | None, project_given: bool) -> str:
+        if requested is None:
+            return "project" if project_given else "user"
+        if requested == "local":
+            # Codex has no per-user project file; `--harness all --scope local` means "this
+            # project only", which for Codex is the project's .codex/hooks.json.
+            return "project"
+        if requested not in self.scopes:
+            raise UsageError(f"codex: unknown scope {requested!r} (choose from user, project)")
+        return requested
+
+    def hooks_path(self, target: Target) -> Path:
+        from self_improve.harnesses.installer import expand
+
+        return expand(self.manifest.option(NAME, "hooks_file", target.scope), target)
+
+    def _is_ours(self, command: object) -> bool:
+        from self_improve.harnesses.installer import is_our_command
+
+        return is_our_command(command, self.manifest.scripts)
+
+    def plan_install(self, target: Target) -> list[FileChange]:
+        from self_improve.harnesses.claude_install import hook_registrations
+        from self_improve.harnesses.installer import plan_hooks_file
+
+        wanted = hook_registrations(self.manifest, NAME, self.root, self.python)
+        return [plan_hooks_file(self.hooks_path(target), wanted, self._is_ours, label=NAME)]
+
+    def plan_uninstall(self, target: Target) -> list[FileChange]:
+        from self_improve.harnesses.installer import plan_hooks_file
+
+        return [plan_hooks_file(self.hooks_path(target), [], self._is_ours, label=NAME)]
+
+    def status(self, target: Target) -> list[str]:
+        change = self.plan_install(target)[0]
+        state = "installed" if not change.changed else "not installed (or out of date)"
+        return [f"codex ({target.scope}): {state} in {self.hooks_path(target)}"]
+
+    def notes(self, target: Target) -> list[str]:
+        notes = [
+            "codex: Codex runs new hooks only after you review them: start `codex`, open /hooks and "
+            "trust the self-improve hooks (until then they are skipped without a warning)"
+        ]
+        if target.scope == "project":
+            notes.append(f"codex: project hooks load only when Codex trusts the project {target.project}")
+        return notes
+
+
+def installer(root: Path | None = None, python: str | None = None) -> CodexInstaller:
+    from self_improve.harnesses.installer import checkout_root, load_manifest
+
+    root = root or checkout_root()
+    return CodexInstaller(manifest=load_manifest(root), root=root, python=python)
