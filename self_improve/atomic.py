@@ -9,10 +9,13 @@ from __future__ import annotations
 import contextlib
 import os
 import stat
-from pathlib import Path
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # the hooks import this module: keep pathlib and typing off their hot path
+    from self_improve.paths import PathArg
 
 
-def _fsync_dir(directory: Path) -> None:
+def _fsync_dir(directory: str) -> None:
     # Makes the rename itself durable; some filesystems refuse O_RDONLY on dirs, which is fine.
     with contextlib.suppress(OSError):
         fd = os.open(directory, os.O_RDONLY)
@@ -22,14 +25,15 @@ def _fsync_dir(directory: Path) -> None:
             os.close(fd)
 
 
-def atomic_write(path: Path, data: bytes) -> None:
+def atomic_write(path: PathArg, data: bytes) -> None:
     """Replace ``path`` with ``data``: temp file in the same directory, fsync, ``os.replace``."""
-    directory = path.parent
+    path = os.fspath(path)
+    directory = os.path.dirname(path) or "."
     try:
-        mode = stat.S_IMODE(path.stat().st_mode)
+        mode = stat.S_IMODE(os.stat(path).st_mode)
     except FileNotFoundError:
         mode = 0o644
-    tmp = directory / f".{path.name}.{os.getpid()}.tmp"
+    tmp = os.path.join(directory, f".{os.path.basename(path)}.{os.getpid()}.tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
     try:
         try:
@@ -46,7 +50,7 @@ def atomic_write(path: Path, data: bytes) -> None:
     _fsync_dir(directory)
 
 
-def append_durable(path: Path, data: bytes) -> None:
+def append_durable(path: PathArg, data: bytes) -> None:
     """Append ``data`` in one write and fsync it. Never rewrites what is already there."""
     fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
     try:

@@ -44,7 +44,11 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("targets.learning", "CLAUDE.md", "Default promotion target for learnings."),
     Setting("targets.error", "CLAUDE.md", "Default promotion target for errors."),
     Setting("targets.feature", "CLAUDE.md", "Default promotion target for feature requests."),
-    Setting("targets.workflow_areas", ["infra", "config", "tests"], "Areas whose rules are workflows, promoted to AGENTS.md instead."),
+    Setting("targets.workflow_areas", ["infra", "config", "tests"], "Areas whose rules are workflows, promoted to targets.workflow instead."),
+    Setting("targets.workflow", "AGENTS.md", "Default promotion target for workflows (entries of an area in targets.workflow_areas)."),
+    Setting("targets.openclaw_behaviour", "SOUL.md", "In an OpenClaw workspace (SOUL.md or IDENTITY.md at the root): target for behaviour, i.e. learnings of a category in targets.behaviour_categories."),
+    Setting("targets.openclaw_default", "AGENTS.md", "In an OpenClaw workspace: target for everything else, tool gotchas included (OpenClaw does not read TOOLS.md)."),
+    Setting("targets.behaviour_categories", ["correction", "best_practice"], "Learning categories that describe the agent's behaviour (SOUL.md in an OpenClaw workspace)."),
 )
 SETTINGS_BY_KEY = {setting.key: setting for setting in SETTINGS}
 # Free-form tables passed to other modules as they are (their schema is documented there).

@@ -5,15 +5,17 @@ from __future__ import annotations
 import fcntl
 import os
 import time
-from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterator
 
 from self_improve.errors import SelfImproveError
 
 
 @contextmanager
-def locked(lock_path: Path, timeout: float = 30.0) -> Iterator[None]:
+def locked(lock_path: str | os.PathLike[str], timeout: float = 30.0) -> Iterator[None]:
     """Hold ``flock(LOCK_EX)`` on ``lock_path``; the kernel drops it if we are killed."""
     fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
     try:

@@ -8,6 +8,9 @@
 - Without ``.learnings/`` the hooks stay out, unless the user-level config
   (``$XDG_CONFIG_HOME/self-improve/config.toml``) sets ``hooks.enabled_without_learnings``; then
   state goes to ``$XDG_STATE_HOME/self-improve/`` and nothing is recorded.
+
+Hot-path rules: strings and ``os.path`` instead of ``pathlib``, named tuples instead of
+dataclasses, and the store (with its heavier imports) only once there is something to record.
 """
 
 from __future__ import annotations
@@ -15,40 +18,41 @@ from __future__ import annotations
 import json
 import os
 import time
-from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
+from collections import namedtuple
 
-from self_improve.paths import LEARNINGS_DIR, find_learnings_root
+from self_improve.paths_fast import (
+    LAST_SESSION,
+    LEARNINGS_DIR,
+    STATE_DIR,
+    find_learnings_root,
+    user_config_path,
+    user_state_dir,
+)
 
-STATE_DIR = ".state"
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # importing typing costs milliseconds the hooks do not have
+    from typing import Any, Callable
+
 COUNTER_NAMES = ("reminders", "error_nudges", "recalls", "correction_nudges", "errors_recorded")
 
-
-def xdg_dir(variable: str, fallback: str) -> Path:
-    value = os.environ.get(variable)
-    return Path(value) if value and os.path.isabs(value) else Path.home() / fallback
-
-
-def user_config_path() -> Path:
-    return xdg_dir("XDG_CONFIG_HOME", ".config") / "self-improve" / "config.toml"
+Fix = namedtuple("Fix", "entry_id text")  # a known fix: the entry it comes from, and its text
+# count: occurrences of this Pattern-Key so far, this one included (0: not recorded)
+Seen = namedtuple("Seen", "count sessions fix")
+Decision = namedtuple("Decision", "remind")
 
 
-def user_state_dir() -> Path:
-    return xdg_dir("XDG_STATE_HOME", ".local/state") / "self-improve"
+def debug_log_path() -> str:
+    return os.path.join(user_state_dir(), "debug.log")
 
 
-def debug_log_path() -> Path:
-    return user_state_dir() / "debug.log"
-
-
-def _read_toml(path: Path) -> dict[str, Any]:
-    if not path.is_file():
+def _read_toml(path: str) -> dict[str, Any]:
+    if not os.path.isfile(path):
         return {}
     import tomllib
 
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
+        with open(path, "rb") as handle:
+            return tomllib.load(handle)
     except (OSError, ValueError):
         return {}  # a corrupt config must not break a hook: fall back to defaults
 
@@ -60,28 +64,32 @@ def _setting(config: dict[str, Any], dotted: str, default: Any) -> Any:
     return value if type(value) is type(default) else default
 
 
-@dataclass(frozen=True)
-class Fix:
-    entry_id: str
-    text: str
+def _read_json(path: str) -> dict[str, Any]:
+    try:
+        with open(path, encoding="utf-8") as handle:
+            data = json.load(handle)
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
 
 
-@dataclass(frozen=True)
-class Seen:
-    count: int  # occurrences of this Pattern-Key so far, this one included (0: not recorded)
-    sessions: int
-    fix: Fix | None
+def _write_json(path: str, data: dict[str, Any]) -> None:
+    from self_improve.atomic import atomic_write
+
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    atomic_write(path, json.dumps(data, sort_keys=True).encode("utf-8"))
 
 
-@dataclass(frozen=True)
-class Decision:
-    remind: bool
+def session_file_name(session: str) -> str:
+    from self_improve.store.tasks import task_hash
+
+    return f"{task_hash(session)}.json"
 
 
 class Context:
     """One hook call's view of its project: the store (if any), its config and the state dir."""
 
-    def __init__(self, root: Path | None, session: str, state_dir: Path, config: dict[str, Any]) -> None:
+    def __init__(self, root: str | None, session: str, state_dir: str, config: dict[str, Any]) -> None:
         self.root = root
         self.session = session
         self.state_dir = state_dir
@@ -91,10 +99,8 @@ class Context:
     def for_cwd(cls, cwd: str, session: str) -> Context | None:
         root = find_learnings_root(cwd) if cwd and os.path.isabs(cwd) else None
         if root is not None:
-            config = _read_toml(root / LEARNINGS_DIR / "config.toml")
-            if not _setting(config, "hooks.enabled", True):
-                return None
-            return cls(root, session, root / LEARNINGS_DIR / STATE_DIR, config)
+            config = _read_toml(os.path.join(root, LEARNINGS_DIR, "config.toml"))
+            return cls(root, session, os.path.join(root, LEARNINGS_DIR, STATE_DIR), config)
         user_config = _read_toml(user_config_path())
         if _setting(user_config, "hooks.enabled_without_learnings", False):
             return cls(None, session, user_state_dir(), user_config)
@@ -112,17 +118,29 @@ class Context:
         from self_improve import config as config_mod
         from self_improve.store.store import Store
 
+        if self.root is None:
+            return None
         merged = config_mod.defaults()
         for section, table in self.config.items():
             if isinstance(table, dict):
                 merged.setdefault(section, {}).update(table)
-        return Store(self.root, config=merged) if self.root is not None else None
+        return Store(self.root, config=merged)
 
     def remember_session(self) -> None:
+        """So that a later ``self-improve log`` without --session counts in this session's task."""
         if self.root is None or not self.session:
             return
-        store = self._store()
-        store.remember_session(self.session)
+        path = os.path.join(self.state_dir, LAST_SESSION)
+        try:
+            with open(path, encoding="utf-8") as handle:
+                if handle.read() == self.session:
+                    return
+        except (OSError, ValueError):
+            pass
+        from self_improve.atomic import atomic_write
+
+        os.makedirs(self.state_dir, exist_ok=True)
+        atomic_write(path, self.session.encode("utf-8", "surrogatepass"))
 
     def record_error(self, detection: Any, result: Any) -> Seen:
         """Bump (or create) the ERR entry for this Pattern-Key; then look for its known fix."""
@@ -135,7 +153,7 @@ class Context:
             kind="error",
             summary=detection.title,
             pattern_key=detection.pattern_key,
-            category=_program_name(result.command) or detection.pattern_key,
+            category=program_name(result.command) or detection.pattern_key,
             session=self.session,
             excerpt=detection.excerpt,
             source="error",
@@ -150,7 +168,7 @@ class Context:
             return None
         from self_improve.store.store import latest_action
 
-        limit = int(self.setting("hooks.max_fix_chars", 240))
+        limit = max(20, int(self.setting("hooks.max_fix_chars", 240)))
         for kind in ("error", "learning"):
             for entry in reversed(store.with_pattern_key(kind, pattern_key)):
                 if entry.status in ("resolved", "promoted"):
@@ -165,50 +183,41 @@ class Context:
     def _locked(self) -> Any:
         from self_improve.filelock import locked
 
-        self.state_dir.mkdir(parents=True, exist_ok=True)
-        return locked(self.state_dir / ".lock", timeout=2.0)
+        os.makedirs(self.state_dir, exist_ok=True)
+        return locked(os.path.join(self.state_dir, ".lock"), timeout=2.0)
 
-    def _session_path(self) -> Path:
-        from self_improve.store.store import task_hash
+    def _session_path(self) -> str:
+        return os.path.join(self.state_dir, "sessions", session_file_name(self.session))
 
-        return self.state_dir / "sessions" / f"{task_hash(self.session)}.json"
-
-    def _update_json(self, path: Path, update: Any) -> Any:
-        from self_improve.atomic import atomic_write
-
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-            if not isinstance(data, dict):
-                data = {}
-        except (OSError, ValueError):
-            data = {}
+    def _update(self, path: str, update: Callable[[dict[str, Any]], Any]) -> Any:
+        data = _read_json(path)
         result = update(data)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write(path, json.dumps(data, sort_keys=True).encode("utf-8"))
+        _write_json(path, data)
         return result
+
+    def _add(self, counters: dict[str, int]) -> Callable[[dict[str, Any]], None]:
+        def update(data: dict[str, Any]) -> None:
+            for name, by in counters.items():
+                data[name] = int(data.get(name, 0)) + by
+
+        return update
 
     def bump(self, counter: str, by: int = 1) -> None:
         with self._locked():
-            self._update_json(self.state_dir / "counters.json", lambda d: d.__setitem__(counter, int(d.get(counter, 0)) + by))
+            self._update(os.path.join(self.state_dir, "counters.json"), self._add({counter: by}))
 
     def note_error_nudge(self, recall: bool) -> None:
         with self._locked():
-
-            def update(data: dict[str, Any]) -> None:
-                data["errors_since_reminder"] = int(data.get("errors_since_reminder", 0)) + 1
-
-            self._update_json(self._session_path(), update)
-            self._update_json(
-                self.state_dir / "counters.json",
-                lambda d: d.update({"error_nudges": int(d.get("error_nudges", 0)) + 1, **({"recalls": int(d.get("recalls", 0)) + 1} if recall else {})}),
-            )
+            self._update(self._session_path(), self._add({"errors_since_reminder": 1}))
+            nudges = {"error_nudges": 1, "recalls": 1} if recall else {"error_nudges": 1}
+            self._update(os.path.join(self.state_dir, "counters.json"), self._add(nudges))
 
     def on_prompt(self, correction: bool) -> Decision:
         mode = self.setting("reminder.mode", "adaptive")
         every = max(1, int(self.setting("reminder.every_n_prompts", 10)))
         with self._locked():
             path = self._session_path()
-            first_of_session = not path.exists()
+            first_of_session = not os.path.exists(path)
 
             def update(data: dict[str, Any]) -> bool:
                 count = int(data.get("prompts", 0)) + 1
@@ -227,22 +236,20 @@ class Context:
                 data["updated"] = int(time.time())
                 return remind
 
-            remind = self._update_json(path, update)
-            nudge = "correction_nudges" if correction else "reminders"
+            remind = self._update(path, update)
             if correction or remind:
-                self._update_json(self.state_dir / "counters.json", lambda d: d.__setitem__(nudge, int(d.get(nudge, 0)) + 1))
+                nudge = "correction_nudges" if correction else "reminders"
+                self._update(os.path.join(self.state_dir, "counters.json"), self._add({nudge: 1}))
         if first_of_session:
             self.prune_sessions()
         return Decision(remind=remind and not correction)
 
     def prune_sessions(self) -> int:
-        ttl = float(self.setting("state.session_ttl_days", 7)) * 86400
-        cutoff = time.time() - ttl
+        cutoff = time.time() - float(self.setting("state.session_ttl_days", 7)) * 86400
         removed = 0
-        sessions = self.state_dir / "sessions"
         try:
-            with os.scandir(sessions) as it:
-                for item in it:
+            with os.scandir(os.path.join(self.state_dir, "sessions")) as entries:
+                for item in entries:
                     try:
                         if item.name.endswith(".json") and item.stat().st_mtime < cutoff:
                             os.unlink(item.path)
@@ -250,31 +257,27 @@ class Context:
                     except OSError:
                         continue
         except OSError:
-            return removed
+            pass
         return removed
 
 
-def read_counters(state_dir: Path) -> dict[str, int] | None:
+def read_counters(state_dir: str | os.PathLike[str]) -> dict[str, int] | None:
     """The hooks' counters, or None if no hook has counted anything yet."""
-    try:
-        data = json.loads((state_dir / "counters.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+    path = os.path.join(os.fspath(state_dir), "counters.json")
+    if not os.path.exists(path):
         return None
-    if not isinstance(data, dict):
-        return None
+    data = _read_json(path)
     return {name: int(data.get(name, 0)) for name in COUNTER_NAMES}
 
 
-def _program_name(command: str) -> str:
+def program_name(command: str) -> str:
     """The command's program, e.g. ``python3`` for ``cd x && python3 app.py``: the ERR header name."""
     import re
 
-    last = re.split(r"&&|\|\||;|\|", command)
-    for part in last:
+    for part in re.split(r"&&|\|\||;|\|", command):
         words = [w for w in part.strip().split() if "=" not in w or w.startswith(("-", "/"))]
         while words and words[0] in ("sudo", "env", "time", "nohup", "exec", "command"):
             words = words[1:]
         if words and words[0] not in ("cd", "export", "source", ".", "set"):
-            name = os.path.basename(words[0])
-            return re.sub(r"[^A-Za-z0-9_.+-]", "", name)[:40]
+            return re.sub(r"[^A-Za-z0-9_.+-]", "", os.path.basename(words[0]))[:40]
     return ""

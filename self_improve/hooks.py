@@ -17,11 +17,14 @@ import json
 import os
 import sys
 import time
-from typing import Any
 
 from self_improve import hook_state
-from self_improve.harnesses.base import Prompt, ToolResult
-from self_improve.paths import find_learnings_root
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # importing typing costs milliseconds the hooks do not have
+    from typing import Any
+
+    from self_improve.harnesses.base import Prompt, ToolResult
 
 # A payload above this is read in full (so the harness never sees a broken pipe) but only its
 # first part is parsed; the adapters then see no JSON and the hook stays silent, within budget.
@@ -77,34 +80,26 @@ def read_payload(stream: Any) -> dict[str, Any] | None:
 
 
 def tool_result_from(payload: dict[str, Any]) -> tuple[str, ToolResult] | None:
-    """(harness event name, result) from whichever harness sent the payload."""
-    from self_improve.harnesses import claude
+    """(harness event name, result) from whichever harness sent the payload.
 
-    result = claude.parse_tool_result(payload)
-    if result is not None:
-        return str(payload.get("hook_event_name")), result
-    try:
-        from self_improve.harnesses import codex
-    except ImportError:
-        return None
-    if hasattr(codex, "parse_tool_result"):
+    Codex first: its PostToolUse payload also fits Claude's shape, but carries the output as a
+    plain string that Claude's parser would read as an empty, successful result.
+    """
+    from self_improve.harnesses import claude, codex
+
+    if codex.matches(payload):
         result = codex.parse_tool_result(payload)
-        if result is not None:
-            return str(payload.get("hook_event_name") or "PostToolUse"), result
-    return None
+        return (str(payload.get("hook_event_name") or "PostToolUse"), result) if result is not None else None
+    result = claude.parse_tool_result(payload)
+    return (str(payload.get("hook_event_name")), result) if result is not None else None
 
 
 def prompt_from(payload: dict[str, Any]) -> Prompt | None:
-    from self_improve.harnesses import claude
+    from self_improve.harnesses import claude, codex
 
-    prompt = claude.parse_prompt(payload)
-    if prompt is not None:
-        return prompt
-    try:
-        from self_improve.harnesses import codex
-    except ImportError:
-        return None
-    return codex.parse_prompt(payload) if hasattr(codex, "parse_prompt") else None
+    if codex.matches(payload):
+        return codex.parse_prompt(payload)
+    return claude.parse_prompt(payload)
 
 
 def format_context(event: str, text: str) -> str:
@@ -209,7 +204,7 @@ def debug(message: str, exc: BaseException | None = None) -> None:
 
                 traceback.print_exception(exc, file=sys.stderr)
         path = hook_state.debug_log_path()
-        path.parent.mkdir(parents=True, exist_ok=True)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
         with open(path, "a", encoding="utf-8", errors="replace") as handle:
             handle.write(line)
     except BaseException:  # noqa: BLE001
@@ -219,5 +214,3 @@ def debug(message: str, exc: BaseException | None = None) -> None:
 if __name__ == "__main__":
     sys.exit(main())
 
-
-__all__ = ["find_learnings_root", "main", "run"]

@@ -33,9 +33,9 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
-from typing import Any, Union
+from typing import Any
 
-Path_ = tuple[Union[str, int], ...]
+Path_ = tuple[str | int, ...]
 
 _WS = " \t\r\n"
 _NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
@@ -277,7 +277,7 @@ class Style:
     compact: bool  # the whole document is on one line
 
     @classmethod
-    def detect(cls, text: str, root: Node) -> "Style":
+    def detect(cls, text: str, root: Node) -> Style:
         newline = "\r\n" if "\r\n" in text else "\n"
         nodes = _walk(root)
         key_sep = _detect_key_sep(text, nodes)
@@ -416,7 +416,7 @@ class JsonDocument:
         """Add ``key: value`` as the last member of the object at ``path`` (the key must be new)."""
         obj = self._container(path, ObjectNode)
         assert isinstance(obj, ObjectNode)
-        if key in obj.keys():
+        if key in obj.keys():  # noqa: SIM118 - a list of keys, not a dict
             raise JsonEditError(f"{_show(path + (key,))} already exists")
         key_text = json.dumps(key, ensure_ascii=False)
         self._append(obj, lambda base, style: key_text + style.key_sep + render(value, style, base))

@@ -28,6 +28,11 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "lint": ("lint", "report malformed entries (never modifies anything)"),
     "config": ("config", "show or change settings in .learnings/config.toml"),
     "hook": ("hook", "run a hook on stdin (what hooks/prompt-submit and hooks/post-bash do)"),
+    "install": ("install", "register the hooks with Claude Code / Codex / OpenClaw (idempotent)"),
+    "uninstall": ("uninstall", "remove exactly what install added"),
+    "build-plugin": ("build_plugin", "render the Claude Code plugin files from plugin.toml"),
+    "sweep": ("sweep", "record failing commands from OpenClaw transcripts (one pass)"),
+    "watch": ("watch", "follow OpenClaw transcripts and record failing commands until stopped"),
 }
 
 

@@ -7,7 +7,9 @@ from pathlib import Path
 
 from self_improve.errors import SelfImproveError
 
-LEARNINGS_DIR = ".learnings"
+from self_improve.paths_fast import LEARNINGS_DIR
+
+PathArg = str | os.PathLike[str]
 
 
 def find_root(start: Path | str | None = None, explicit: Path | str | None = None) -> Path:
@@ -24,15 +26,6 @@ def find_root(start: Path | str | None = None, explicit: Path | str | None = Non
     return here
 
 
-def find_learnings_root(start: Path | str) -> Path | None:
-    """The nearest ancestor holding ``.learnings/``, for the opt-in hooks; None if there is none."""
-    here = Path(start).absolute()
-    for candidate in (here, *here.parents):
-        if (candidate / LEARNINGS_DIR).is_dir():
-            return candidate
-    return None
-
-
 def is_within(path: Path, root: Path) -> bool:
     try:
         path.relative_to(root)
@@ -47,3 +40,11 @@ def check_inside_root(path: Path, root: Path) -> None:
     real = path.resolve()
     if not is_within(real, real_root):
         raise SelfImproveError(f"refusing to write {path}: it leads outside the project root {root} (to {real})")
+
+
+def find_learnings_root(start: PathArg) -> Path | None:
+    """The nearest ancestor holding ``.learnings/``: the opt-in rule of the hooks and the watcher."""
+    from self_improve import paths_fast
+
+    found = paths_fast.find_learnings_root(os.fspath(start))
+    return Path(found) if found is not None else None

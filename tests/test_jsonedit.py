@@ -9,7 +9,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from self_improve.jsonedit import JsonDocument, JsonEditError, JsonSyntaxError, Style, parse
+from self_improve.jsonedit import (
+    JsonDocument,
+    JsonEditError,
+    JsonSyntaxError,
+    Style,
+    parse,
+)
 
 GROUP = {"matcher": "Bash", "hooks": [{"type": "command", "command": "x"}]}
 

@@ -266,7 +266,8 @@ def test_one_sweep_records_exactly_the_failing_exec_results(tmp_path: Path) -> N
     assert hit.result.exit_code == 2
     assert hit.result.output == "ls: cannot access '/nonexistent': No such file or directory"
     assert hit.project == layout.project and hit.seq == 6
-    assert hit.when.tzinfo is not None and hit.when.year == 2026  # the row's created_at
+    assert hit.session == "ant-1"  # sessions are read in sorted order
+    assert hit.when == datetime.fromtimestamp(1795958834332 / 1000, tz=timezone.utc)  # row's created_at
 
 
 def test_second_sweep_records_nothing(tmp_path: Path) -> None:
@@ -653,7 +654,7 @@ _CLI_DRIVER = """
 import argparse, importlib, sys
 from self_improve import main as m
 verb = sys.argv[1]
-if verb in m.COMMAND_MODULES:
+if verb in getattr(m, "COMMANDS", getattr(m, "COMMAND_MODULES", ())):
     sys.exit(m.main(sys.argv[1:]))
 module = importlib.import_module("self_improve.commands." + verb)
 parser = argparse.ArgumentParser(prog="self-improve")
@@ -777,7 +778,9 @@ def test_real_store_records_the_fixture_failures_once(tmp_path: Path) -> None:
     assert report.errors_recorded == FIXTURE_FAILURES, report
     again = ow.sweep(layout.databases(), offsets=offsets)
     assert again.errors_recorded == 0
-    entries = Store(layout.project).entries("error")
-    assert sum(e.recurrence_count for e in entries) == FIXTURE_FAILURES
+    (entry,) = Store(layout.project).entries("error")  # one pattern, five occurrences
+    assert entry.recurrence_count == FIXTURE_FAILURES
+    assert len({o.task for o in entry.occurrences}) == FIXTURE_FAILURES  # five sessions
+    assert entry.first_seen == "2026-11-29"  # the rows' created_at (UTC)
     assert "ls: cannot access" in (layout.project / ".learnings" / "ERRORS.md").read_text()
 

@@ -28,7 +28,12 @@ from typing import Any
 
 from self_improve import __version__
 from self_improve.atomic import atomic_write
-from self_improve.harnesses.installer import HookSpec, Manifest, checkout_root, load_manifest
+from self_improve.harnesses.installer import (
+    HookSpec,
+    Manifest,
+    checkout_root,
+    load_manifest,
+)
 
 PLUGIN_JSON = ".claude-plugin/plugin.json"
 MARKETPLACE_JSON = ".claude-plugin/marketplace.json"

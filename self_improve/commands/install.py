@@ -16,7 +16,14 @@ from collections.abc import Callable
 from pathlib import Path
 
 from self_improve.errors import SelfImproveError
-from self_improve.harnesses.installer import FileChange, Harness, Target, apply, home_dir, select
+from self_improve.harnesses.installer import (
+    FileChange,
+    Harness,
+    Target,
+    apply,
+    home_dir,
+    select,
+)
 
 HARNESS_HELP = "claude (default), codex, openclaw, a comma list, all (every harness with an installer) or none"
 SCOPES = ("user", "project", "local")

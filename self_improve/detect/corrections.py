@@ -1,4 +1,4 @@
-"""Is a user prompt a correction of the agent?  (STUB: the detect helper owns this file.)
+"""Is a user prompt a correction of the agent?
 
     @dataclass(frozen=True)
     class CorrectionHit:
@@ -6,4 +6,143 @@
         language: str  # "en" | "zh"
 
     def detect_correction(prompt: Prompt) -> CorrectionHit | None
+
+A correction tells the agent that what IT did or said was wrong ("no, that's wrong", "I told
+you...", "you forgot the tests", 不对, 别用 X, 我说过).  Talking about errors is not a correction:
+"fix the error in foo.py", "why does this test fail?", "what's wrong with my query" ask for work
+on the user's code and say nothing about the agent's behaviour.
+
+Decisions on borderline forms (tests/data/corrections.jsonl holds labelled examples):
+- "Actually, ..." with a comma is a correction: the user takes back or redirects what the agent
+  is doing.  "actually run the tests" (no comma) is an instruction with emphasis: not one.
+  "you didn't actually run the tests" is one, through "you didn't".
+- "don't use X" alone can be the constraint of a first request; it counts only with a
+  replacement ("don't use X, use Y"), or as "stop using X".
+- A pattern that also fits a genuine question ("is this the wrong file?", 应该用哪个库？)
+  is skipped when its sentence ends with a question mark; "why did you ...?" is always one.
+
+Matching is on the case-folded prompt (str.casefold), with curly apostrophes straightened.
+Patterns are compiled on first use.
 """
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from self_improve.harnesses.base import Prompt
+
+
+@dataclass(frozen=True)
+class CorrectionHit:
+    pattern: str
+    language: str
+
+
+@dataclass(frozen=True)
+class _Pattern:
+    name: str  # "<lang>.<what>"
+    regex: str
+    skip_questions: bool = False  # ignore a match whose sentence ends with "?"
+
+    @property
+    def language(self) -> str:
+        return self.name.split(".", 1)[0]
+
+
+_NEG = r"(?:don't|dont|do not|never|stop|let's not)"
+# Things an agent does that a user complains about, after "you" / "you've".
+_DID_WRONG = (
+    r"forgot|forget|missed|broke|ignored|removed|deleted|overwrote|overwritten|skipped|misread"
+    r"|misunderstood|messed up|keep|kept|didn't|did not|haven't|have not|still haven't"
+    r"|did it again|changed the wrong|edited the wrong|used the wrong|introduced|reformatted"
+    r"|rewrote|invented|hallucinated|made up|dropped|disabled|commented out|hardcoded|duplicated"
+    r"|truncated|undid|reverted|renamed|replaced|made it worse|made things worse"
+)
+_NOUNS = (
+    r"file|function|method|class|module|branch|directory|folder|path|command|approach|place"
+    r"|variable|table|column|endpoint|version|repo|repository|server|port|environment|env|key"
+    r"|name|one|line|test|package|library|dependency|config|type|order|format|way|field|option"
+    r"|migration|commit|service|image|container|database|db|query|argument|parameter|value|url|thing"
+)
+_ZH_NOT = r"(?<![级类区特分个识告辨差性先])"  # 别 inside 级别/区别..., and 先别 ("not yet")
+
+# Order is irrelevant for the yes/no answer; the first match names the hit.
+PATTERNS: tuple[_Pattern, ...] = (
+    # --- English: the agent's output is judged wrong
+    # "No, ...", "Nope.", "no no no," -- but not an answer such as "No, I haven't tried it".
+    _Pattern("en.no", r"^\s*(?:(?:hmm+|well|ugh|wait|ok(?:ay)?)[\s,.]+)?(?:no+|nope|nah)(?:[\s,.!]+(?:no+|nope))*\s*(?:[,.!;:\u2014\u2013-]|$)(?!\s*(?:i haven't|i have not|not yet|thanks|thank you|it's fine|that's fine|worries|problem))"),
+    _Pattern("en.thats-wrong", r"(?<!\bif )(?<!\bwhether )\b(?:that's|thats|that is|that was|this is|this was|it's|it is|you're|you are|you were|this isn't|that isn't)\s+(?:(?:still|completely|totally|all|just|so|definitely|clearly|obviously|way)\s+)?(?:wrong|incorrect|off|not (?:right|correct|it|true))\b"),
+    _Pattern("en.looks-wrong", r"\b(?:doesn't|does not|don't|didn't) (?:look|seem|sound) (?:right|correct)\b|\bway off\b|\b(?:that|this|it) (?:won't|will not|doesn't|does not|can't|cannot|wouldn't) (?:work|compile|run|build)\b|\b(?:that's|this is|it's) (?:a )?(?:hack|hacky|a mess|messy|sloppy|nonsense|garbage|worse)\b|(?<!\bif )(?<!\bwhen )(?<!\bwhether )\b(?:the|your) (?:answer|result|output|calculation)s? (?:is|are|was|were|looks?|seems?) (?:still )?(?:wrong|incorrect|off)\b", skip_questions=True),
+    _Pattern("en.still-wrong", r"\bstill (?:wrong|incorrect|broken|not (?:right|working|fixed|correct))\b|^\s*(?:wrong|incorrect)\b|\bsame (?:error|exception|problem|issue|failure|bug|mistake)\b|\bafter your (?:change|fix|edit|patch|commit)"),
+    _Pattern("en.didnt-work", r"\b(?:your|the) (?:fix|change|patch|edit|solution|code|version|approach|suggestion)e?s?(?: you (?:made|wrote|did|suggested|proposed))? (?:still )?(?:doesn't|does not|didn't|did not|isn't|is not|won't) (?:work|help|compile|fix|solve)\b"),
+    _Pattern("en.not-what-i-asked", r"\b(?:not|isn't|opposite of|different from) what i (?:asked|wanted|meant|said|requested|need|needed|had in mind)\b|\bnot (?:the|what) [^.?!\n]{0,40}?\b(?:i|we) (?:asked|wanted|meant|said|requested|discussed|agreed)\b|\byou(?:'ve)? got [^.?!\n]{0,30}?\b(?:backwards|wrong|reversed|mixed up|swapped)\b|\b(?:is|are|was|were|that's|it's) (?:made up|fabricated|hallucinated|invented|bogus)\b|\bwhere did you get\b"),
+    _Pattern("en.i-wanted-x-not-y", r"\bi (?:wanted|meant|asked for|needed|said)\b[^.?!\n]*,\s*not\b"),
+    _Pattern("en.thats-not-how", r"\bthat's not (?:how|the way|what)\b|^\s*not (?:like )?(?:that|this)\b|\bdoing it wrong\b"),
+    _Pattern("en.unneeded", r"^\s*(?:there's )?no need (?:for|to)\b|\b(?:that's|that is|this is|it's) (?:overkill|unnecessary|not necessary|too complicated|overcomplicated|way too much)\b|\b(?:wasn't|was not|weren't|were not) (?:needed|necessary|required|asked for)\b"),
+    _Pattern("en.it-broke", r"\b(?:this|that|it|your (?:change|edit|commit|fix|patch|code)s?|the (?:change|edit|fix|patch)e?s? you (?:made|did|wrote)) (?:just )?(?:broke|breaks|has broken|is breaking|killed|ruined)\b"),
+    # --- English: the agent ignored an earlier instruction
+    _Pattern("en.i-told-you", r"\bi (?:already |just |literally )?(?:told|asked) you\b|\bas i (?:already |just )?(?:said|mentioned|explained|told you)\b|(?<!\bif )(?<!\bwhen )\bi (?:already |just |literally )?said\b(?! (?:in|on|at|to|during|that we|we|something|anything|yes|no|ok|okay)\b)|\bi meant\b|\bi (?:never|didn't|did not) (?:ask|say|tell|want|request)(?:ed|s)?\b|\bi never (?:said|told)\b|\bi asked (?:you )?(?:for|to) [^.?!\n]*,? not\b|\b(?:didn't|did) i (?:not )?(?:say|tell you|ask|mention)\b|\bi (?:explicitly |specifically |clearly |only )?asked (?:for|you)\b|\bi (?:explicitly|specifically|clearly) (?:said|told|asked|wanted|mentioned|requested)\b|\bdid you (?:even|actually|really) \w+"),
+    _Pattern("en.already-discussed", r"\b(?:we|i) already (?:discussed|talked about|agreed|went over|covered|explained)\b|\bwe (?:discussed|talked about|agreed on) (?:this|that) (?:already|before)\b|\b(?:second|third|fourth|fifth|\d+(?:nd|rd|th)|umpteenth) time (?:i|i'm|i've|now|that)\b|\bhow many times\b"),
+    # --- English: the agent did something it should not have
+    _Pattern("en.you-did-wrong", rf"(?<!\bcheck )(?<!\bsure )(?<!\bif )(?<!\bthat )(?<!\bwhat )\byou(?:'ve| have| seem to have| appear to have| accidentally| just)? (?:{_DID_WRONG})\b"),
+    _Pattern("en.you-again", r"\byou \w+ed\b[^.?!\n]*\bagain\b"),
+    _Pattern("en.you-are-doing", r"\byou(?:'re| are) (?:ignoring|overcomplicating|overthinking|overengineering|over-engineering|not listening|not following|going in circles|mixing up|confusing|hallucinating|making (?:things|stuff) up|breaking|deleting|removing)\b"),
+    _Pattern("en.you-were-supposed", r"\byou (?:shouldn't|should not|mustn't|must not) (?:have|be|touch|edit|change|modify|delete|remove|add|use|commit|push|run|create|write)\b|\byou(?:'re| are|'re not| are not| were| weren't| aren't)(?: not)? (?:supposed|allowed|meant) to\b|\b(?:the )?same mistake\b"),
+    _Pattern("en.why-did-you", r"\bwhy (?:on earth |the hell |in the world )?(?:did|would|didn't|did not|haven't|wouldn't) you (?!think|know|suggest|recommend|prefer|need|want|like|say)\w+|\bwhy (?:are|were) you \w+ing\b|\bwhy'd you\b"),
+    # "wrong X" only when aimed at the agent: "you ... the wrong file", "that's the wrong one".
+    _Pattern("en.wrong-thing", rf"(?:\byou\b[^.?!\n]{{0,40}}?|\b(?:that's|that is|this is|it's|it is|that was)\s+(?:the |a |an )?|^\s*)wrong (?:{_NOUNS})s?\b", skip_questions=True),
+    # --- English: undo it, stop it, do it the other way
+    _Pattern("en.dont-use-x-use-y", rf"\b{_NEG} (?:use|using) [^.;!?\n]{{1,60}}?(?:[,;.]|\s)\s*(?:use|try|switch to|go with|stick (?:to|with)|we use|like the rest|just)\b"),
+    _Pattern("en.use-instead", r"\b(?:use|try|switch to|go with) [^.;!?\n]{1,40}? instead\b(?! of)", skip_questions=True),
+    # A negative imperative about a repeated behaviour: "don't rewrite the file every time".
+    _Pattern("en.dont-again", r"\b(?:don't|do not|dont|stop|quit)\b[^.?!\n]*\b(?:every time|each time|again|anymore|any more|all the time|another|yet another)\b"),
+    _Pattern("en.dont-invent", r"\b(?:don't|do not|dont|stop) (?:invent|inventing|make up|making up|hallucinate|hallucinating|guess|guessing|assume|assuming|pretend|pretending)\b"),
+    _Pattern("en.stop", r"^\s*stop\s*[.!]|\bstop (?:doing|using|adding|changing|making|creating|writing|touching|editing|modifying|deleting|removing|ignoring|guessing|putting|calling|rewriting|reformatting|breaking|committing|pushing|installing|asking|apologi[sz]ing|that|it)\b"),
+    _Pattern("en.dont-do-that", r"\b(?:don't|do not|dont) (?:do|change|touch) (?:that|this|it)\b|\bleave (?:it|that|them|those|the [\w-]+) (?:alone|as (?:it was|they were|is|it is))\b"),
+    _Pattern("en.revert", r"\b(?:revert|undo|roll ?back|reset) (?:that|this|it|those|these|them|everything|all (?:of )?(?:that|those|your|the) changes?|your (?:last )?(?:change|changes|edit|edits|commit)|what you (?:just )?(?:did|changed|wrote|added)|the (?:last|previous) (?:change|edit|commit))\b|\brevert(?: it| that| this| them| those| everything)?\s*[.!]*$|\b(?:put|bring|change|set|move|add|roll) (?:it|them|that|those|this|these|everything|(?:the|my) (?:old|original|previous) [^.?!,;\n]{0,30}?) back\b|\b(?:go|switch|revert) back to (?:the |your |my )?(?:previous|old|original|earlier|prior)\b", skip_questions=True),
+    _Pattern("en.actually", r"^\s*actually\s*[,.!:\u2014\u2013-]|^\s*(?:wait|hold on|hold up)\s*[,.!\u2014\u2013-]+\s*(?:no|don't|do not|stop|that|you|not)\b"),
+    # --- Chinese
+    _Pattern("zh.not-right", r"不对(?!劲|称|齐|外|的时候|时|的话)", skip_questions=True),
+    _Pattern("zh.wrong", r"(?<![报出没不])错了|(?:搞|弄|改|写|理解|看|用|删|想|记)错|(?:是|都是|完全|全)错的", skip_questions=True),
+    _Pattern("zh.not-this", r"不是(?:这样|这个意思|我要的|我想要的|我说的|让你|叫你|要你)|不是[^，,。！？!?]{1,20}[，,]\s*(?:是|而是|要|用|应该)|(?:我要的是|我要|我想要|我说的是|要的是)[^。！？]{1,40}[，,]\s*(?:不是|而不是)"),
+    _Pattern("zh.still-broken", r"还是不行|(?:同样|一样)的(?:报错|错误|问题|异常)|我(?:没|没有|并没有|从没|又没)(?:让|叫|要)你|谁让你|(?:搞|弄|写|理解|看|放)反|这样(?:不行|不对|不好|不可以)|说好的|你却|(?:加|放|改|弄)回(?:来|去)|还是(?:报错|失败|不对|错)|(?:跟|和)之前一样|(?:破坏|搞坏|弄坏|改坏)了|没(?:有)?必要|原来的(?:逻辑|写法|代码|版本|实现|命名|方案)?(?:是对的|没问题|更好)"),
+    _Pattern("zh.should-use", r"应该(?:用|是|改|放在|写成|使用)", skip_questions=True),
+    _Pattern("zh.dont", rf"{_ZH_NOT}(?:别|不要|不许|不准|禁止)(?:再|擅自|私自|随意|随便|乱|自己|自作主张)?(?:用|动|改|删|碰|加|推|提交|使用|修改|写|跳过|猜|瞎)|{_ZH_NOT}(?:别|不要)(?:再|瞎|乱)|不用\s*[^，,。]{{1,20}}[，,]\s*(?:用|改用|换成)"),
+    _Pattern("zh.told-you", r"我(?:已经|刚才|刚刚|之前|早就|明明|都|不是)*(?:说过|说了|讲过|讲了|告诉过你|告诉你了|提过|强调过)(?!算)|跟你说(?:过|了)|说了(?:多少|好几|很多|几)(?:遍|次)"),
+    _Pattern("zh.you-did-wrong", r"你(?:又|怎么又|还是|居然|竟然)|怎么又|你(?:忘了|漏了|没有|没|删了|忽略了|跳过了)|你怎么(?:把|能|会|还)|你把[^，,。！？]{0,20}(?:覆盖|删|改坏|弄坏|搞坏|去掉|弄丢|搞丢)|你这样(?:改|写|做)|你(?:改|写|加|删|做)的[^，,。！？]{0,12}(?:有问题|不对|错|不行|有bug|没|不能)"),
+    _Pattern("zh.why-did-you", r"为什么你|你为什么|为什么要?(?:把|删掉|删了|改了|跳过)"),
+    _Pattern("zh.revert", r"(?:撤销|撤回|还原|回滚|回退)(?:到)?(?:刚才|你的|你|这个|这次|那个|上次|上一个|上个|之前|原来|掉|吧|一下)|改回(?:去|来)|恢复(?:原样|原来)", skip_questions=True),
+)
+
+_APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'"})
+_SENTENCE_END = re.compile(r"[?？.!。！\n]")
+
+
+@lru_cache(maxsize=1)
+def _compiled() -> tuple[tuple[_Pattern, re.Pattern[str]], ...]:
+    return tuple((p, re.compile(p.regex, re.MULTILINE)) for p in PATTERNS)
+
+
+def _normalise(text: str) -> str:
+    return text.translate(_APOSTROPHES).casefold()
+
+
+def _in_question(text: str, end: int) -> bool:
+    """Does the sentence holding position ``end`` end with a question mark?"""
+    stop = _SENTENCE_END.search(text, end)
+    return stop is not None and stop.group(0) in "?？"
+
+
+def detect_correction(prompt: Prompt) -> CorrectionHit | None:
+    """The first correction pattern that matches the prompt, or None."""
+    text = _normalise(prompt.text or "")
+    if not text.strip():
+        return None
+    for pattern, regex in _compiled():
+        for match in regex.finditer(text):
+            if pattern.skip_questions and _in_question(text, match.end()):
+                continue
+            return CorrectionHit(pattern.name, pattern.language)
+    return None

@@ -83,6 +83,7 @@ class Rules:
     viewer_commands: frozenset[str]
     silent_commands: frozenset[str]
     wrapper_commands: frozenset[str]
+    diagnostics: Mapping[str, tuple[str, ...]]
     handled: tuple[str, ...]
     success: tuple[str, ...]
     success_keeps: tuple[str, ...]
@@ -160,6 +161,7 @@ def _build_rules(table: Mapping[str, Any], overrides: Mapping[str, Any] | None) 
         viewer_commands=frozenset(commands.get("viewer", ())) | user.viewer_commands,
         silent_commands=frozenset(commands.get("silent", ())),
         wrapper_commands=frozenset(commands.get("wrappers", ())),
+        diagnostics={name: tuple(prefixes) for name, prefixes in commands.get("diagnostics", {}).items()},
         handled=tuple(guards.get("handled", ())),
         success=tuple(guards.get("success", ())),
         success_keeps=tuple(guards.get("success_keeps", ())),
@@ -322,79 +324,104 @@ def _compile(pattern: str) -> _Compiled | None:
         return None
 
 
-@lru_cache(maxsize=None)
-def needle(pattern: str) -> str:
-    """A literal every match of ``pattern`` contains ("" when none is found).
+Needle = tuple[str, ...]  # literals of which a match contains at least one
 
-    A cheap scan of the pattern text, not a full parse (parsing costs as much as compiling):
-    the longest run of plain characters outside groups and classes, and the common prefix of
-    the leading literals of a group's alternatives.  Conservative: when unsure, it gives "".
+
+def needles_of(pattern: str) -> tuple[Needle, ...]:
+    """Every needle the scan can prove for ``pattern``: a match contains at least one literal
+    of EACH of them.  () when nothing is known.
+
+    A cheap scan of the pattern text, not a full parse: runs of plain characters outside
+    classes, through required groups, and the leading literals of a group's alternatives.
+    Conservative: whatever it is unsure about, it leaves out.  Used for user patterns at load
+    time, and by the tests to check the ``needles`` written in rules.toml.
     """
     try:
-        best, _ = _needle_scan(pattern, 0, len(pattern))
-    except IndexError:
-        return ""
-    return best if len(best) >= 3 else ""
+        required, _ = _needle_scan(pattern, 0, len(pattern))
+    except (IndexError, ValueError):
+        return ()
+    return tuple(n for n in dict.fromkeys(required) if _selectivity(n) >= 3)
 
 
-_QUANTIFIERS = "*?{"
+def needle(pattern: str) -> Needle:
+    """The most selective needle of ``pattern``, or () when none is known."""
+    return max(needles_of(pattern), key=_selectivity, default=())
 
 
-def _needle_scan(p: str, i: int, end: int) -> tuple[str, str]:
-    """(longest required literal, leading literal) of the sequence p[i:end]; "" for either when
-    the sequence contains a top-level alternation (then nothing single is required)."""
-    best = ""
-    run: list[str] = []
-    leading: str | None = None
+def _selectivity(literals: Needle) -> int:
+    """How rare a needle is: its shortest member's length, a non-ASCII char counting 3."""
+    if not literals:
+        return 0
+    return min(sum(1 if ch.isascii() else 3 for ch in lit) for lit in literals)
+
+
+_QUANTIFIERS = "*?{"  # after these, the preceding item may be absent (or its count unknown)
+_ZERO_WIDTH = ("^", "$", "\\b", "\\B", "\\A", "\\Z")
+_LOOKAROUND = ("(?=", "(?!", "(?<=", "(?<!")
+
+
+def _needle_scan(p: str, i: int, end: int) -> tuple[list[Needle], Needle]:
+    """(required needles, leading literals) of the sequence p[i:end].
+
+    Both are empty when the sequence has a top-level alternation: then nothing is required.
+    """
+    required: list[Needle] = []
+    run = ""
+    leading: Needle | None = None
+
+    def close_run() -> None:
+        nonlocal run, leading
+        if run:
+            required.append((run,))
+        leading = (run,) if leading is None else leading
+        run = ""
+
     while i < end:
         c = p[i]
         if c == "|":
-            return "", ""
-        if c in "([":
+            return [], ()
+        if c == "(":
             close = _closing(p, i, end)
-            inner_best, inner_lead = ("", "")
-            if c == "(":
-                inner_best, inner_lead = _group_needle(p, i, close)
+            lookaround = p.startswith(_LOOKAROUND, i)
+            inner, inner_lead = ([], ()) if lookaround else _group_needles(p, i, close)
             i = close + 1
             optional = i < end and p[i] in _QUANTIFIERS
-            if optional:
-                inner_best, inner_lead = "", ""
             i = _skip_quantifier(p, i, end)
-            best = max(best, "".join(run), inner_best, key=len)
-            if leading is None:
-                leading = "".join(run) + inner_lead
-            run = []
+            if lookaround:  # zero-width: the literals around it stay adjacent
+                continue
+            if optional or not inner_lead or not all(inner_lead):
+                close_run()
+                required.extend(() if optional else inner)
+                continue
+            joined = tuple(run + lead for lead in inner_lead)  # "ab(?:cd|ef)": "abcd" or "abef"
+            required.append(joined)
+            required.extend(inner)
+            leading = joined if leading is None else leading
+            run = ""
+            continue
+        if c == "[":
+            i = _skip_quantifier(p, _closing(p, i, end) + 1, end)
+            close_run()
+            continue
+        if p.startswith(_ZERO_WIDTH, i):  # consumes nothing: neighbours stay adjacent
+            i += 1 if c in "^$" else 2
             continue
         literal, width = _literal_at(p, i)
-        if literal is None:
-            best = max(best, "".join(run), key=len)
-            if leading is None and c not in "^" and not p.startswith("\\b", i):
-                leading = "".join(run)
-            run = [] if c not in "^" and not p.startswith("\\b", i) else run
-            i = _skip_quantifier(p, i + width, end)
-            continue
         i += width
-        if i < end and p[i] in _QUANTIFIERS:
-            best = max(best, "".join(run), key=len)
-            if leading is None:
-                leading = "".join(run)
-            run = []
-        else:
-            run.append(literal)
-            if i < end and p[i] == "+":
-                best = max(best, "".join(run), key=len)
-                if leading is None:
-                    leading = "".join(run)
-                run = []
-        i = _skip_quantifier(p, i, end)
-    best = max(best, "".join(run), key=len)
-    if leading is None:
-        leading = "".join(run)
-    return best, leading
+        if literal is None or (i < end and p[i] in _QUANTIFIERS):
+            i = _skip_quantifier(p, i, end)
+            close_run()
+            continue
+        run += literal
+        if i < end and p[i] == "+":
+            i = _skip_quantifier(p, i, end)
+            close_run()
+    close_run()
+    return required, leading or ()
 
 
-def _group_needle(p: str, start: int, close: int) -> tuple[str, str]:
-    """Needle of a group p[start:close+1]; lookarounds and inline flags give nothing."""
+def _group_needles(p: str, start: int, close: int) -> tuple[list[Needle], Needle]:
+    """Required needles and leading literals of the group p[start:close+1]."""
     i = start + 1
     if p.startswith("?", i):
         if p.startswith("?:", i):
@@ -402,13 +429,18 @@ def _group_needle(p: str, start: int, close: int) -> tuple[str, str]:
         elif p.startswith("?P<", i):
             i = p.index(">", i) + 1
         else:
-            return "", ""  # lookaround, flags, comments, conditionals
+            return [], ()  # inline flags, comments, conditionals
     alternatives = _split_alternatives(p, i, close)
     if len(alternatives) == 1:
         return _needle_scan(p, i, close)
-    leads = [_needle_scan(p, a, b)[1] for a, b in alternatives]
-    common = os.path.commonprefix(leads)
-    return common, common
+    leads: list[str] = []
+    for a, b in alternatives:
+        lead = _needle_scan(p, a, b)[1]
+        if not lead or not all(lead):
+            return [], ()  # one alternative starts with no literal: nothing is required
+        leads.extend(lead)
+    unique = tuple(dict.fromkeys(leads))
+    return [unique], unique
 
 
 def _split_alternatives(p: str, i: int, end: int) -> list[tuple[int, int]]:
@@ -577,6 +609,7 @@ class _CommandLine:
 
 
 _OPERATOR_CHARS = "|&;()\n"
+_REDIR = "\x00redir"  # marks a redirection token; NUL cannot occur in a shell word
 
 
 def _tokenize(command: str) -> list[str]:
@@ -629,14 +662,17 @@ def _tokenize(command: str) -> list[str]:
             else:
                 i += 2
         elif c in "<>":
+            if in_word and "".join(word).isdigit():  # "2>" : the fd number is not a word
+                word.clear()
+                in_word = False
             flush()
             match = re.match(r"[<>]+&?-?\d*", command[i:])
-            tokens.append("\x00redir" + (match.group(0) if match else c))
+            tokens.append(_REDIR + (match.group(0) if match else c))
             i += match.end() if match else 1
         elif c in _OPERATOR_CHARS:
             flush()
             if c == "&" and i + 1 < n and command[i + 1] == ">":
-                tokens.append("\x00redir&>")
+                tokens.append(_REDIR + "&>")
                 i += 2
                 continue
             op = command[i : i + 2] if command[i : i + 2] in ("&&", "||", "|&", ";;") else c
@@ -750,23 +786,23 @@ def _program(words: Sequence[str], rules: Rules) -> _Command | None:
             return None  # "for f in *.log" names no program
         name = word.rsplit("/", 1)[-1]
         if name in rules.wrapper_commands and not _is_command_query(name, words[i + 1 : i + 2]):
-            i = _skip_wrapper(name, words, i + 1)
-            continue
-        return _Command(name, tuple(words[i + 1 :]))
+            following = _skip_wrapper(name, words, i + 1)
+            if following < len(words):
+                i = following
+                continue  # the wrapped program is the one that matters
+        return _Command(name, tuple(words[i + 1 :]))  # a bare `env` or `time` runs itself
     return None
 
 
 def _drop_redirections(words: Sequence[str]) -> list[str]:
+    """Words without redirections and their targets (``> out.log``; ``2>&1`` has none)."""
     kept: list[str] = []
     skip_next = False
     for word in words:
         if skip_next:
             skip_next = False
-        elif word.startswith("\x00redir"):
-            operator = word[len("\x00redir") :]
-            skip_next = not re.search(r"&-?\d*$|&-$", operator) or operator == "&>"
-            if operator.endswith("&") or operator == "&>":
-                skip_next = True
+        elif word.startswith(_REDIR):
+            skip_next = re.search(r"&(?:\d+|-)$", word) is None
         else:
             kept.append(word)
     return kept
@@ -811,6 +847,7 @@ class _Hit:
     rule_index: int
     start: int  # in folded text
     anchor: int  # where the excerpt starts: a capture group, else the match start
+    end: int
 
 
 class _Scanner:
@@ -826,9 +863,10 @@ class _Scanner:
         self._handled = _any_matcher(rules.handled)
 
     def has_needle(self, pattern: str) -> bool:
-        literal = needle(pattern)
-        if not literal:
-            return True
+        literals = needle(pattern)
+        return not literals or any(self._contains(literal) for literal in literals)
+
+    def _contains(self, literal: str) -> bool:
         found = self._needles.get(literal)
         if found is None:
             found = self._needles[literal] = literal in self.folded
@@ -855,7 +893,7 @@ class _Scanner:
                 anchor = _anchor(match)
                 if text is None and self.ignored(anchor):
                     continue
-                yield _Hit(index, match.start(), anchor)
+                yield _Hit(index, match.start(), anchor, match.end())
 
     def line_at(self, offset: int) -> tuple[int, int]:
         start = self.folded.rfind("\n", 0, offset) + 1
@@ -886,7 +924,8 @@ class _Scanner:
 
     def success_summary(self) -> bool:
         tail = self.folded[-_SUCCESS_TAIL:]
-        return any(_compile(p) is not None and _compile(p).regex.search(tail) for p in self.rules.success)
+        compiled = (_compile(p) for p in self.rules.success)
+        return any(c is not None and c.regex.search(tail) for c in compiled)
 
 
 def _anchor(match: re.Match[str]) -> int:
@@ -911,7 +950,8 @@ def _any_matcher(patterns: Sequence[str]) -> Callable[[str], bool] | None:
 
 def detect(result: ToolResult, rules: Rules | None = None) -> Detection | None:
     """Is this finished command an error?  See rules.toml for the procedure and the key table."""
-    rules = rules or load_rules()
+    if rules is None:
+        rules = load_rules()
     if _command_ignored(result.command, rules):
         return None
     text = _prepare(result.output or "", rules.head_chars, rules.tail_chars)
@@ -970,7 +1010,10 @@ def _classify_text(scanner: _Scanner, line: _CommandLine, answered_no: bool) -> 
     if not strong_hits:
         return None
     strong_lines = {scanner.line_at(h.start)[0] for h in strong_hits}
-    live = [h for h in strong_hits if not scanner.handled(h, strong_lines)]
+    handled = [h for h in strong_hits if scanner.handled(h, strong_lines)]
+    # A hit inside a handled multi-line hit (a line of a logged traceback) is handled with it.
+    spans = [(h.start, h.end) for h in handled]
+    live = [h for h in strong_hits if h not in handled and not any(a <= h.start < b for a, b in spans)]
     if live and scanner.success_summary():
         keeps = rules.success_keeps
         live = [h for h in live if rules.rules[h.rule_index].key.startswith(tuple(keeps))] if keeps else []
@@ -1001,9 +1044,13 @@ def _refine_on_line(scanner: _Scanner, hit: _Hit) -> _Finding:
 
 
 def _own_diagnostic(scanner: _Scanner, viewers: Sequence[_Command]) -> _Finding | None:
-    """Viewer output is data; only a viewer's own complaint ("cat: x: No such file...") counts."""
-    names = "|".join(sorted({re.escape(c.name.casefold()) for c in viewers}))
-    own = re.compile(rf"^(?:\S*/)?(?:{names})(?:\[\d+\])?: [^\n]*$", re.MULTILINE)
+    """Viewer output is data; only a viewer's own complaint ("cat: x: No such file...", git's
+    "fatal: ...") or the shell's ("bash: line 1: X: unbound variable") counts."""
+    names = {re.escape(c.name.casefold()) for c in viewers} | {re.escape(s) for s in _SHELLS}
+    prefixes = [rf"(?:\S*/)?(?:{'|'.join(sorted(names))})(?:\[\d+\])?: "]
+    for cmd in viewers:
+        prefixes += [re.escape(p.casefold()) for p in scanner.rules.diagnostics.get(cmd.name, ())]
+    own = re.compile(rf"^(?:{'|'.join(prefixes)})[^\n]*$", re.MULTILINE)
     for match in own.finditer(scanner.folded):
         line = match.group(0)
         for index, rule in enumerate(scanner.rules.rules):

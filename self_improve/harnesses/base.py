@@ -2,16 +2,21 @@
 
 Nothing outside ``self_improve/harnesses/`` knows a harness's field names: adapters turn raw
 payloads (a Claude Code hook's stdin, a Codex hook's stdin, an OpenClaw transcript row) into
-these small dataclasses, and everything downstream (detect, store) works on them only.
+these small immutable records, and everything downstream (detect, store) works on them only.
+
+They are named tuples rather than dataclasses because they sit on the hooks' hot path:
+``dataclasses`` imports ``inspect``, which costs more than the rest of a passing hook call.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections import namedtuple
+
+_ToolResult = namedtuple("_ToolResult", "command output exit_code session cwd interrupted", defaults=(False,))
+_Prompt = namedtuple("_Prompt", "text session cwd")
 
 
-@dataclass(frozen=True)
-class ToolResult:
+class ToolResult(_ToolResult):
     """One finished shell command.
 
     ``exit_code`` is ``None`` when the harness does not say (never guess 0 for a missing code:
@@ -19,18 +24,19 @@ class ToolResult:
     ``output`` is stdout and stderr combined, as the harness shows it to the model.
     """
 
+    __slots__ = ()
     command: str
     output: str
     exit_code: int | None
     session: str
     cwd: str
-    interrupted: bool = False
+    interrupted: bool
 
 
-@dataclass(frozen=True)
-class Prompt:
+class Prompt(_Prompt):
     """One user prompt, as submitted."""
 
+    __slots__ = ()
     text: str
     session: str
     cwd: str

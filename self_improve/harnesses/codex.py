@@ -38,9 +38,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from self_improve.errors import UsageError
 from self_improve.harnesses.base import Prompt, ToolResult
@@ -172,12 +170,29 @@ class CodexInstaller:
 
     def notes(self, target: Target) -> list[str]:
         notes = [
-            "codex: Codex runs new hooks only after you review them: start `codex`, open /hooks and "
-            "trust the self-improve hooks (until then they are skipped without a warning)"
+            (
+                "codex: Codex runs new hooks only after you review them: start `codex`, open /hooks and "
+                "trust the self-improve hooks (until then they are skipped without a warning)"
+            )
         ]
         if target.scope == "project":
             notes.append(f"codex: project hooks load only when Codex trusts the project {target.project}")
+        config = target.home / ".codex" / "config.toml"
+        if hooks_switched_off(config):
+            # On by default since 0.124; we never flip the user's own switch for them.
+            notes.append(f"codex: hooks are switched off in {config} ([features] hooks = false): set it to true")
         return notes
+
+
+def hooks_switched_off(config: Path) -> bool:
+    """Whether config.toml turns hooks off (``[features] hooks``, or the old ``codex_hooks``)."""
+    import tomllib
+
+    try:
+        features = tomllib.loads(config.read_text(encoding="utf-8")).get("features", {})
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return False
+    return isinstance(features, dict) and (features.get("hooks") is False or features.get("codex_hooks") is False)
 
 
 def installer(root: Path | None = None, python: str | None = None) -> CodexInstaller:

@@ -203,8 +203,11 @@ class FileChange:
         if self.after is None:
             self.path.unlink(missing_ok=True)
         else:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            atomic_write(self.path, self.after)
+            # Write through a symlink (dotfile managers link settings.json): replacing the link
+            # with a regular file would silently detach the user's managed copy.
+            destination = self.path.resolve() if self.path.is_symlink() else self.path
+            destination.parent.mkdir(parents=True, exist_ok=True)
+            atomic_write(destination, self.after)
         if self.drop_backup is not None:
             self.drop_backup.unlink(missing_ok=True)
 
@@ -406,7 +409,8 @@ def plan_hooks_file(
 
     current = _load(path, before) if before is not None else None
     doc = JsonDocument(current.text if current is not None else new_file_text())  # a copy to edit
-    _check_shape(path, doc, {r.event for r in wanted})
+    if wanted:  # uninstall edits only what _find_ours recognised, whatever the rest looks like
+        _check_shape(path, doc, {r.event for r in wanted})
     # Install: no backup yet means the current file is the original. Uninstall: no backup means
     # there was no original (we created the file), so every container of ours may go.
     baseline = _baseline(path, current if wanted else None) if before is not None else None

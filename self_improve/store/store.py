@@ -23,6 +23,7 @@ from self_improve.atomic import append_durable, atomic_write
 from self_improve.errors import SelfImproveError, UsageError
 from self_improve.filelock import locked
 from self_improve.paths import LEARNINGS_DIR, check_inside_root
+from self_improve.paths_fast import LAST_SESSION, STATE_DIR
 from self_improve.store import occurrences as occ
 from self_improve.store.entry import (
     ACTIVE_STATUSES,
@@ -39,6 +40,7 @@ from self_improve.store.entry import (
 )
 from self_improve.store.ids import new_id
 from self_improve.store.similarity import similarity, tokens
+from self_improve.store.tasks import task_hash
 
 HEADERS: dict[str, str] = {
     "learning": "# Learnings\n\nCorrections, insights, and knowledge gaps captured during development.\n\n"
@@ -88,13 +90,6 @@ class LogResult:
         }
 
 
-def task_hash(session: str) -> str:
-    """A short, stable, non-reversible name for a harness session: the unit of 'distinct tasks'."""
-    if not session:
-        return "-"
-    return hashlib.sha256(session.encode("utf-8", "surrogatepass")).hexdigest()[:8]
-
-
 def utcnow() -> datetime:
     return datetime.now(timezone.utc).replace(microsecond=0)
 
@@ -108,7 +103,7 @@ class Store:
         self.root = Path(root).absolute()
         self.dir = self.root / LEARNINGS_DIR
         self.lock_path = self.dir / ".lock"
-        self.state_dir = self.dir / ".state"
+        self.state_dir = self.dir / STATE_DIR
         self._config = config
 
     # ---- configuration and layout ------------------------------------------------------------
@@ -211,7 +206,7 @@ class Store:
     def remember_session(self, session: str) -> None:
         if not session:
             return
-        path = self.state_dir / "last-session"
+        path = self.state_dir / LAST_SESSION
         try:
             if path.read_text(encoding="utf-8") == session:
                 return
@@ -222,7 +217,7 @@ class Store:
 
     def last_session(self) -> str:
         try:
-            return (self.state_dir / "last-session").read_text(encoding="utf-8").strip()
+            return (self.state_dir / LAST_SESSION).read_text(encoding="utf-8").strip()
         except (OSError, UnicodeDecodeError):
             return ""
 

@@ -32,8 +32,8 @@ from tests.e2e.openclaw_client import OpenClawInstall, OpenClawUnavailable, ensu
 
 pytestmark = pytest.mark.openclaw
 
+REPO = Path(__file__).resolve().parents[2]
 TURN_TIMEOUT_S = 300.0
-_EXTRA_PATH = [p for p in os.environ.get("SI_E2E_TMP_PYTHONPATH", "").split(os.pathsep) if p]  # TEMP
 FAILING_COMMAND = "ls /nonexistent-self-improve-e2e"
 BLOCK_TEXT = "SELF-IMPROVE-E2E: check .learnings/ before repeating a failing command."
 AGENTS_MD = f"""# AGENTS.md
@@ -60,7 +60,7 @@ _CLI_DRIVER = """
 import argparse, importlib, sys
 from self_improve import main as m
 verb = sys.argv[1]
-if verb in m.COMMAND_MODULES:
+if verb in getattr(m, "COMMANDS", getattr(m, "COMMAND_MODULES", ())):
     sys.exit(m.main(sys.argv[1:]))
 module = importlib.import_module("self_improve.commands." + verb)
 parser = argparse.ArgumentParser(prog="self-improve")
@@ -174,7 +174,7 @@ def run_turn(install: OpenClawInstall, box: Sandbox, session: str) -> tuple[subp
 
 
 def self_improve(box: Sandbox, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {**box.env(), "PYTHONPATH": os.pathsep.join([str(Path(__file__).resolve().parents[2]), *_EXTRA_PATH])}
+    env = {**box.env(), "PYTHONPATH": str(REPO)}
     return subprocess.run(
         [sys.executable, "-c", _CLI_DRIVER, *args],
         env=env,
@@ -217,6 +217,8 @@ def test_a_failing_exec_in_openclaw_lands_in_the_projects_errors(
     assert counts["projects"] == [str(sandbox.project)]
     errors_md = (sandbox.project / ".learnings" / "ERRORS.md").read_text()
     assert "nonexistent-self-improve-e2e" in errors_md, errors_md
+    assert errors_md.count("## [ERR-") == 1 and "Recurrence-Count: 1" in errors_md, errors_md
+    assert f"OpenClaw exec: `{FAILING_COMMAND}` (exit 2)" in errors_md  # the joined command
     assert (sandbox.xdg_state / "self-improve" / "openclaw-offsets.json").is_file()
 
     again = self_improve(sandbox, "sweep", "--state-dir", str(sandbox.state), "--json")
@@ -227,7 +229,7 @@ def test_a_failing_exec_in_openclaw_lands_in_the_projects_errors(
 
 def test_watch_records_while_openclaw_runs(openclaw_install: OpenClawInstall, sandbox: Sandbox) -> None:
     """The live path: `self-improve watch` sees OpenClaw's own WAL writes and records at once."""
-    env = {**sandbox.env(), "PYTHONPATH": os.pathsep.join([str(Path(__file__).resolve().parents[2]), *_EXTRA_PATH])}
+    env = {**sandbox.env(), "PYTHONPATH": str(REPO)}
     watcher = subprocess.Popen(
         [sys.executable, "-c", _CLI_DRIVER, "watch", "--state-dir", str(sandbox.state), "--debounce", "0.2"],
         env=env,
@@ -258,4 +260,5 @@ def test_watch_records_while_openclaw_runs(openclaw_install: OpenClawInstall, sa
             watcher.communicate()
     assert watcher.returncode == 0, err
     assert "recorded 1 error(s)" in out, out
-    assert errors_md.read_text().count("nonexistent-self-improve-e2e") == 1
+    text = errors_md.read_text()
+    assert text.count("## [ERR-") == 1 and "Recurrence-Count: 1" in text, text  # once, not twice

@@ -199,7 +199,7 @@ def test_empty_containers_the_user_had_come_back_exactly(tmp_path: Path) -> None
 @pytest.mark.parametrize(
     ("content", "message"),
     [
-        ('{"hooks": {"PostToolUse": [}', "not valid JSON (expected a string key at line 1 column 28)"),
+        ('{"hooks": {"PostToolUse": [}', "not valid JSON (unexpected character '}' at line 1 column 28)"),
         ("// comment\n{}", "not valid JSON"),
         ("", "not valid JSON (empty document"),
         ("[1, 2]", "the top level is not a JSON object"),
@@ -218,6 +218,26 @@ def test_refusals_leave_the_file_untouched(tmp_path: Path, content: str | bytes,
     assert "\n" not in str(info.value)
     assert settings_file(tmp_path).read_bytes() == before
     assert not inst.backup_path(settings_file(tmp_path)).exists()
+
+
+def test_a_symlinked_settings_file_is_written_through(tmp_path: Path) -> None:
+    managed = tmp_path / "dotfiles" / "claude-settings.json"
+    write(managed, ORIGINAL)
+    settings_file(tmp_path).parent.mkdir(parents=True)
+    settings_file(tmp_path).symlink_to(managed)
+    install(tmp_path)
+    assert settings_file(tmp_path).is_symlink() and "post-bash" in managed.read_text()
+    uninstall(tmp_path)
+    assert settings_file(tmp_path).is_symlink() and managed.read_text() == ORIGINAL
+
+
+def test_uninstall_from_an_odd_file_finds_nothing_of_ours(tmp_path: Path) -> None:
+    write(settings_file(tmp_path), '{"hooks": []}')
+    change = uninstall(tmp_path)
+    assert not change.changed and "nothing of ours" in change.summary
+    write(settings_file(tmp_path), "{oops")
+    with pytest.raises(SelfImproveError, match="not valid JSON"):
+        uninstall(tmp_path)
 
 
 def test_backup_is_written_once(tmp_path: Path) -> None:
@@ -338,7 +358,7 @@ def test_cli_harness_none_and_unknown(home: Path, capsys: pytest.CaptureFixture[
 def test_all_includes_openclaw_only_once_it_has_an_installer() -> None:
     names = [h.name for h in inst.select("all")]
     assert names[:2] == ["claude", "codex"]
-    import self_improve.harnesses.openclaw as openclaw
+    from self_improve.harnesses import openclaw
 
     assert ("openclaw" in names) == callable(getattr(openclaw, "installer", None))
 

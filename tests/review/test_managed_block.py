@@ -712,6 +712,11 @@ _bodies = st.lists(st.one_of(_free_line, _markdown_line), max_size=5).map("\n".j
 def test_openclaw_block_is_idempotent_collapses_and_removes_cleanly(
     text: str, body: str, other_body: str
 ) -> None:
+    for candidate in (body, other_body):
+        try:
+            upsert_block("", candidate)
+        except ManagedBlockError:
+            assume(False)  # a body with an open code fence is refused by design (tested elsewhere)
     installed = upsert_block(text, body)
     assert installed.startswith(text)
     assert upsert_block(installed, body) == installed

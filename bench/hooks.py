@@ -1,0 +1,109 @@
+"""Hook latency: wall p50 of each hook on 1 KB and 1 MB payloads, as ratios measured in one run.
+
+    .venv/bin/python bench/hooks.py [--runs 31]
+
+Baselines, measured in the same run:
+- `python -I -c pass` with the same interpreter the hooks use (the bare start-up);
+- the reference skill's detector re-implemented as a bash script (bench/reference/error-detector.sh,
+  17 case-sensitive substrings on stdin, first hit wins).
+Targets: <= 1.3x the bare interpreter on 1 KB; <= 0.1x the reference on 1 MB.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+HOOKS = REPO / "hooks"
+REFERENCE = REPO / "bench" / "reference" / "error-detector.sh"
+FIXTURES = REPO / "tests" / "fixtures" / "claude"
+
+
+def interpreter() -> str:
+    venv = REPO / ".venv" / "bin" / "python"
+    return str(venv) if venv.exists() else sys.executable
+
+
+def failing_payload(cwd: Path, size: int) -> bytes:
+    data = json.loads((FIXTURES / "PostToolUseFailure.json").read_text())
+    tail = "Traceback (most recent call last):\n  File \"app.py\", line 1, in <module>\nModuleNotFoundError: No module named 'nosuchmod'"
+    filler_line = "collecting packages, resolving the dependency graph, building wheels for the project\n"
+    filler = (filler_line * (size // len(filler_line) + 1))[: max(0, size - len(tail))]
+    data.update(cwd=str(cwd), error=f"Exit code 1\n{filler}{tail}")
+    return json.dumps(data).encode()
+
+
+def passing_payload(cwd: Path, size: int) -> bytes:
+    data = json.loads((FIXTURES / "PostToolUse.json").read_text())
+    line = "test_module.py::test_case PASSED\n"
+    data.update(cwd=str(cwd))
+    data["tool_response"]["stdout"] = (line * (size // len(line) + 1))[:size]
+    return json.dumps(data).encode()
+
+
+def prompt_payload(cwd: Path, size: int) -> bytes:
+    data = json.loads((FIXTURES / "UserPromptSubmit.json").read_text())
+    data.update(cwd=str(cwd), prompt=("please refactor the parser and keep the tests green " * (size // 52 + 1))[:size])
+    return json.dumps(data).encode()
+
+
+def p50(command: list[str], stdin: bytes, runs: int, env: dict[str, str]) -> float:
+    samples = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        subprocess.run(command, input=stdin, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+        samples.append(time.perf_counter() - started)
+    return statistics.median(samples) * 1000
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=31)
+    args = parser.parse_args()
+    work = Path(tempfile.mkdtemp(prefix="si-bench-hooks-"))
+    env = {**os.environ, "HOME": str(work / "home")}
+    try:
+        project = work / "project"
+        subprocess.run([interpreter(), "-m", "self_improve", "--root", str(project.parent), "--version"], check=True,
+                       stdout=subprocess.DEVNULL, env={**env, "PYTHONPATH": str(REPO)})
+        project.mkdir()
+        subprocess.run([interpreter(), "-m", "self_improve", "--root", str(project), "init"], check=True,
+                       stdout=subprocess.DEVNULL, env={**env, "PYTHONPATH": str(REPO)})
+        bare = p50([interpreter(), "-I", "-c", "pass"], b"", args.runs, env)
+        rows = []
+        for size_name, size in (("1 KB", 1024), ("1 MB", 1024 * 1024)):
+            cases = (
+                ("post-bash, failing", failing_payload(project, size)),
+                ("post-bash, passing", passing_payload(project, size)),
+                ("prompt-submit", prompt_payload(project, size)),
+            )
+            for name, stdin in cases:
+                hook = "post-bash" if name.startswith("post-bash") else "prompt-submit"
+                ours = p50([str(HOOKS / hook)], stdin, args.runs, env)
+                reference = p50(["bash", str(REFERENCE)], stdin, args.runs, env) if hook == "post-bash" else None
+                rows.append((size_name, name, ours, reference))
+        print(f"interpreter: {interpreter()}")
+        print(f"bare start-up (python -I -c pass): {bare:.1f} ms (p50 of {args.runs})")
+        print()
+        print(f"{'payload':<7} {'hook':<20} {'ours p50':>10} {'/ bare':>8} {'reference p50':>14} {'ours / ref':>11}")
+        for size_name, name, ours, reference in rows:
+            ref = f"{reference:>11.1f} ms" if reference is not None else f"{'-':>14}"
+            ratio = f"{ours / reference:>10.2f}x" if reference is not None else f"{'-':>11}"
+            print(f"{size_name:<7} {name:<20} {ours:>7.1f} ms {ours / bare:>7.2f}x {ref} {ratio}")
+        print()
+        print("targets: 1 KB <= 1.3x bare; 1 MB <= 0.1x the reference")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

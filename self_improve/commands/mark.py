@@ -1,0 +1,48 @@
+"""``self-improve mark ID --helpful | --harmful``: count whether a rule helped or misled (as in ACE).
+
+Keeps ``- Helpful: n`` and ``- Harmful: n`` in the entry's Metadata. ``review`` proposes retiring
+a promoted rule once it has misled more often than it helped.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+
+from self_improve.commands._common import add_json_flag, store_from
+from self_improve.errors import SelfImproveError
+from self_improve.output import print_json
+from self_improve.store.entry import Entry
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser("mark", help="count that an entry's rule helped (--helpful) or misled (--harmful)")
+    parser.add_argument("id")
+    which = parser.add_mutually_exclusive_group(required=True)
+    which.add_argument("--helpful", action="store_true", help="the rule helped")
+    which.add_argument("--harmful", action="store_true", help="the rule misled or got in the way")
+    add_json_flag(parser)
+    parser.set_defaults(func=run)
+
+
+def counter_edit(name: str) -> Callable[[Entry], Entry]:
+    def edit(entry: Entry) -> Entry:
+        current = entry.meta(name).strip()
+        if current and not current.isdigit():
+            raise SelfImproveError(f"{entry.id}: {name} is {current!r}, not a whole number: fix it by hand (see `self-improve lint`)")
+        return entry.with_metadata(name, str(int(current or "0") + 1))
+
+    return edit
+
+
+def run(args: argparse.Namespace) -> int:
+    store = store_from(args)
+    entry = store.update(args.id, counter_edit("Helpful" if args.helpful else "Harmful"))
+    if args.json:
+        print_json({"id": entry.id, "helpful": entry.helpful, "harmful": entry.harmful, "status": entry.status})
+        return 0
+    print(f"{entry.id}: helpful {entry.helpful}, harmful {entry.harmful}")
+    if entry.status == "promoted" and entry.harmful > entry.helpful:
+        print(f"it misled more often than it helped: `self-improve review` proposes retiring it (`self-improve retire {entry.id}`)")
+    return 0
+

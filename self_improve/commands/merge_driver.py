@@ -1,0 +1,95 @@
+"""``self-improve merge-driver %O %A %B %P``: git's custom merge driver for our files.
+
+git calls it with the base (``%O``), ours (``%A``: the result must be written here), theirs
+(``%B``) and the path in the repository (``%P``). The merge itself is :mod:`self_improve.merge`
+(its docstring documents the semantics); the path decides which merge applies: ``.learnings/``
+files get the entry merge, files with a ``self-improve`` rules block the block merge, anything
+else git's own line merge (``git merge-file``).
+
+Exit status, as git expects: 0 when the merge is clean, 1 when ``%A`` holds conflict markers.
+The driver never crashes git: on an internal error it writes git's plain line merge of the three
+files to ``%A`` (or leaves ``%A`` untouched when even that fails), prints one line to stderr and
+exits 1, so git reports a conflict instead of a half-written file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from self_improve.merge import DEFAULT_KEEP, MergeResult, git_text_merge, merge_file
+from self_improve.output import error_line
+
+HELP = "git merge driver for .learnings/ and managed rule blocks (see `self-improve install --git`)"
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "merge-driver",
+        help=HELP,
+        description="Three-way merge for git: %O (base) %A (ours; the result is written here) %B (theirs) "
+        "%P (path). Learnings entries merge as a union by ID with exact occurrence counts; rule "
+        "blocks as a union of bullets. Exit 0 when clean, 1 on a conflict.",
+    )
+    parser.add_argument("base", help="%%O: the common ancestor's version")
+    parser.add_argument("ours", help="%%A: our version; the merge result is written here")
+    parser.add_argument("theirs", help="%%B: their version")
+    parser.add_argument("path", nargs="?", default="", help="%%P: the path in the repository")
+    parser.set_defaults(func=run)
+
+
+def _read(path: Path) -> str:
+    # surrogateescape: bytes that are not UTF-8 come back out unchanged.
+    return path.read_bytes().decode("utf-8", "surrogateescape")
+
+
+def _write(path: Path, text: str) -> None:
+    # %A is git's own scratch copy: a plain write is what git expects (it reads it back after we exit).
+    path.write_bytes(text.encode("utf-8", "surrogateescape"))
+
+
+def _keep() -> int:
+    """``log.max_occurrences`` of the project git runs us in (git's cwd is the worktree root)."""
+    try:
+        from self_improve import config as config_mod
+        from self_improve.paths import LEARNINGS_DIR, find_root
+
+        value = config_mod.get(config_mod.load(find_root() / LEARNINGS_DIR), "log.max_occurrences")
+        return int(value)
+    except Exception:  # a broken config must not break a merge: the store's default then
+        return DEFAULT_KEEP
+
+
+def merge_paths(base: Path, ours: Path, theirs: Path, path: str) -> MergeResult:
+    """Merge the three files and write the result to ``ours``."""
+    texts = (_read(base), _read(ours), _read(theirs))
+    result = merge_file(path or str(ours), *texts, keep=_keep(), text_merge=git_text_merge)
+    if result.text != texts[1]:
+        _write(ours, result.text)
+    return result
+
+
+def run(args: argparse.Namespace) -> int:
+    label = args.path or args.ours
+    try:
+        result = merge_paths(Path(args.base), Path(args.ours), Path(args.theirs), args.path)
+    except Exception as exc:  # never crash git: fall back to its own line merge, and say so
+        _fallback(Path(args.base), Path(args.ours), Path(args.theirs))
+        error_line(f"merge-driver: {label}: {type(exc).__name__}: {exc}; left git's line merge (with conflict markers)")
+        return 1
+    for note in result.notes:
+        sys.stderr.write(f"self-improve: {label}: {note}\n")
+    if result.conflicts:
+        places = ", ".join(result.conflicts[:5]) + (" ..." if len(result.conflicts) > 5 else "")
+        sys.stderr.write(f"self-improve: {label}: conflict in {places}\n")
+        return 1
+    return 0
+
+
+def _fallback(base: Path, ours: Path, theirs: Path) -> None:
+    try:
+        merged = git_text_merge(_read(base), _read(ours), _read(theirs))
+        _write(ours, merged.text)
+    except Exception:  # %A stays as it was: ours, untouched
+        pass

@@ -1,0 +1,218 @@
+"""``self-improve stats [--json]``: what the loop has done so far, at a glance.
+
+- entries by kind and status (archived ones included);
+- the top recurring Pattern-Keys, with a small bar chart;
+- the nudges the hooks fired (their counters in ``.learnings/.state/counters.json``);
+- learnings logged, rules promoted and retired (from the entries), and the promote / retire /
+  archive / restore actions this tool counted itself (in the same counters file, under the same
+  lock the hooks use); ``n/a`` where nothing was ever counted;
+- the oldest pending entries.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from self_improve.atomic import atomic_write
+from self_improve.commands._common import add_json_flag, store_from
+from self_improve.errors import SelfImproveError
+from self_improve.filelock import locked
+from self_improve.hook_state import COUNTER_NAMES, read_counters
+from self_improve.output import colour, print_json
+from self_improve.paths import check_inside_root
+from self_improve.store import archive as archive_mod
+from self_improve.store.entry import KINDS, STATUSES, Entry
+from self_improve.store.store import Store
+
+COUNTERS_FILE = "counters.json"
+ACTION_COUNTER_NAMES = ("rules_promoted", "rules_retired", "entries_archived", "entries_restored")
+KIND_LABELS = {"learning": "learnings", "error": "errors", "feature": "feature requests"}
+TOP_PATTERN_KEYS = 10
+OLDEST_PENDING = 5
+BAR_WIDTH = 20
+
+
+# ---- our own counters ----------------------------------------------------------------------------
+
+
+def bump_action_counters(store: Store, counts: Mapping[str, int]) -> None:
+    """Add to our action counters; a failure here never fails the action it counts."""
+    wanted = {name: by for name, by in counts.items() if by}
+    if not wanted:
+        return
+    state = store.state_dir
+    try:
+        if state.is_symlink():
+            check_inside_root(state, store.root)
+        state.mkdir(exist_ok=True)
+        with locked(state / ".lock", timeout=2.0):  # the lock the hooks take for the same file
+            path = state / COUNTERS_FILE
+            try:
+                data = json.loads(path.read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                data = {}
+            if not isinstance(data, dict):
+                data = {}
+            for name, by in wanted.items():
+                data[name] = _int(data.get(name)) + by
+            atomic_write(path, json.dumps(data, sort_keys=True).encode("utf-8"))
+    except (OSError, SelfImproveError):
+        return
+
+
+def read_action_counters(store: Store) -> dict[str, int] | None:
+    """Our action counters, or None when no action was ever counted."""
+    try:
+        data = json.loads((store.state_dir / COUNTERS_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict) or not any(name in data for name in ACTION_COUNTER_NAMES):
+        return None
+    return {name: _int(data.get(name)) for name in ACTION_COUNTER_NAMES}
+
+
+def _int(value: Any) -> int:
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return 0
+
+
+# ---- the numbers -----------------------------------------------------------------------------------
+
+
+def _by_kind_and_status(entries: Iterable[Entry]) -> dict[str, dict[str, int]]:
+    table: dict[str, dict[str, int]] = {kind: {} for kind in KINDS}
+    for entry in entries:
+        statuses = table.setdefault(entry.kind or "unknown", {})
+        statuses[entry.status] = statuses.get(entry.status, 0) + 1
+    order = {status: i for i, status in enumerate(STATUSES)}
+    return {kind: dict(sorted(counts.items(), key=lambda item: (order.get(item[0], 99), item[0]))) for kind, counts in table.items()}
+
+
+def _pattern_keys(entries: Iterable[Entry]) -> list[dict[str, Any]]:
+    keys: dict[str, dict[str, Any]] = {}
+    for entry in entries:
+        key = entry.pattern_key
+        if not key:
+            continue
+        item = keys.setdefault(key.casefold(), {"pattern_key": key, "occurrences": 0, "entries": 0, "ids": []})
+        item["occurrences"] += entry.recurrence_count
+        item["entries"] += 1
+        item["ids"].append(entry.id)
+    ranked = sorted(keys.values(), key=lambda item: (-item["occurrences"], item["pattern_key"]))
+    return [item for item in ranked if item["occurrences"] > 1][:TOP_PATTERN_KEYS]
+
+
+def collect(store: Store) -> dict[str, Any]:
+    store._require()
+    entries = store.entries()
+    archived_items = archive_mod.archived_entries(store)
+    archived = [item.entry for item in archived_items]
+    retired_then_archived = sum(
+        1 for item in archived_items if item.record is not None and item.record.status.strip().casefold() == "retired"
+    )
+    pending = sorted(
+        (entry for entry in entries if entry.status == "pending"),
+        key=lambda entry: (entry.first_seen or "9999", entry.id),
+    )
+    hooks = read_counters(store.state_dir)
+    return {
+        "entries": _by_kind_and_status([*entries, *archived]),
+        "total": len(entries) + len(archived),
+        "pattern_keys": _pattern_keys(entries),
+        "hooks": hooks,
+        "logged": {
+            "entries": len(entries) + len(archived),
+            "occurrences": sum(entry.recurrence_count for entry in [*entries, *archived]),
+        },
+        "rules": {
+            "promoted": sum(1 for entry in entries if entry.status == "promoted"),
+            "retired": sum(1 for entry in entries if entry.status == "retired") + retired_then_archived,
+            "skills": sum(1 for entry in entries if entry.status == "promoted_to_skill"),
+            "actions": read_action_counters(store),
+        },
+        "oldest_pending": [
+            {"id": e.id, "kind": e.kind, "summary": e.summary, "first_seen": e.first_seen, "last_seen": e.last_seen}
+            for e in pending[:OLDEST_PENDING]
+        ],
+    }
+
+
+# ---- text ------------------------------------------------------------------------------------------
+
+
+def bar(value: int, largest: int, width: int = BAR_WIDTH) -> str:
+    encoding = (getattr(sys.stdout, "encoding", "") or "").lower().replace("-", "").replace("_", "")
+    block = "█" if encoding in ("utf8", "utf8mb4") else "#"
+    size = max(1, round(width * value / largest)) if largest else 0
+    return block * size
+
+
+def render(stats: dict[str, Any]) -> str:
+    lines = [colour(f"Entries: {stats['total']}", "bold")]
+    width = max(len(label) for label in KIND_LABELS.values())
+    for kind, counts in stats["entries"].items():
+        total = sum(counts.values())
+        detail = ", ".join(f"{status} {n}" for status, n in counts.items())
+        label = KIND_LABELS.get(kind, kind)
+        lines.append(f"  {label:<{width}}  {total:>4}{'  ' + detail if detail else ''}")
+    lines.append("")
+    lines.append(colour("Top recurring Pattern-Keys", "bold"))
+    keys = stats["pattern_keys"]
+    if keys:
+        key_width = max(len(item["pattern_key"]) for item in keys)
+        largest = max(item["occurrences"] for item in keys)
+        for item in keys:
+            chart = bar(item["occurrences"], largest)
+            lines.append(f"  {item['pattern_key']:<{key_width}}  {chart:<{BAR_WIDTH}}  {item['occurrences']}")
+    else:
+        lines.append("  none recur yet")
+    lines.append("")
+    hooks = stats["hooks"]
+    if hooks is None:
+        lines.append("Nudges fired: n/a")
+    else:
+        fired = ", ".join(f"{name.replace('_', ' ')} {hooks[name]}" for name in COUNTER_NAMES)
+        lines.append(f"Nudges fired: {fired}")
+    logged = stats["logged"]
+    lines.append(f"Learnings logged: {logged['entries']} entries, {logged['occurrences']} occurrences")
+    rules = stats["rules"]
+    actions = rules["actions"]
+    counted = (
+        "n/a"
+        if actions is None
+        else f"{actions['rules_promoted']} promote, {actions['rules_retired']} retire, "
+        f"{actions['entries_archived']} archive, {actions['entries_restored']} restore"
+    )
+    lines.append(
+        f"Rules: {rules['promoted']} promoted, {rules['retired']} retired, {rules['skills']} extracted to skills"
+        f" (actions counted: {counted})"
+    )
+    lines.append("")
+    lines.append(colour("Oldest pending", "bold"))
+    if stats["oldest_pending"]:
+        for item in stats["oldest_pending"]:
+            lines.append(f"  {item['id']}  {item['first_seen'] or '?':<10}  {item['summary']}")
+    else:
+        lines.append("  none")
+    return "\n".join(lines) + "\n"
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser("stats", help="entries by kind and status, top Pattern-Keys, nudges, rules")
+    add_json_flag(parser)
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    stats = collect(store_from(args))
+    if args.json:
+        print_json(stats)
+    else:
+        sys.stdout.write(render(stats))
+    return 0

@@ -1,0 +1,42 @@
+"""Paths the hooks need, with ``os.path`` only.
+
+``pathlib`` imports ``urllib.parse`` and ``fnmatch``; on the hooks' hot path that costs more than
+all of our own work, so the hook side of the code uses plain strings and these helpers.
+"""
+
+from __future__ import annotations
+
+import os
+
+LEARNINGS_DIR = ".learnings"
+STATE_DIR = ".state"
+LAST_SESSION = "last-session"  # .learnings/.state/last-session: the latest session a hook saw
+
+
+def find_learnings_root(start: str) -> str | None:
+    """The nearest ancestor of ``start`` holding ``.learnings/``; None if there is none."""
+    here = os.path.abspath(start)
+    while True:
+        if os.path.isdir(os.path.join(here, LEARNINGS_DIR)):
+            return here
+        parent = os.path.dirname(here)
+        if parent == here:
+            return None
+        here = parent
+
+
+def xdg_dir(variable: str, fallback: str) -> str:
+    value = os.environ.get(variable)
+    return value if value and os.path.isabs(value) else os.path.join(os.path.expanduser("~"), fallback)
+
+
+def user_config_path() -> str:
+    return os.path.join(xdg_dir("XDG_CONFIG_HOME", ".config"), "self-improve", "config.toml")
+
+
+def user_state_dir() -> str:
+    return os.path.join(xdg_dir("XDG_STATE_HOME", ".local/state"), "self-improve")
+
+
+def user_data_dir() -> str:
+    return os.path.join(xdg_dir("XDG_DATA_HOME", ".local/share"), "self-improve")

@@ -1,0 +1,521 @@
+"""The archive: ``.learnings/archive/<year>.md``; the only code that touches that directory.
+
+Archiving moves an entry, verbatim but for its status line (now ``archived``), out of its
+learnings file into the archive file of the year it was last seen. Nothing is ever deleted:
+``restore`` moves it back, and archiving then restoring gives the learnings file back byte for
+byte. Everything restore needs sits in one comment line that follows the entry in the archive
+file (never inside the user's entry text)::
+
+    ## [ERR-20250115-001] pytest
+    **Status**: archived
+    …
+    ---
+    <!-- self-improve:archived {"after":"ERR-20250110-x1y","eol_added":false,"file":"ERRORS.md",…} -->
+
+- ``undo``: the lines our status edit replaced (``old``) and wrote (``new``) at line ``at`` of
+  the entry; restore puts ``old`` back, so the original status line returns with its exact
+  spelling and line ending, and a Status line we had to add disappears again. ``status`` is the
+  previous status, used only if someone edited those lines in the archive meanwhile.
+- ``eol_added``: the entry ended the file without a final newline; the archive adds one so the
+  next entry starts on its own line, and restore takes it away again when the entry goes back
+  to the end of its file.
+- ``after``: where the entry goes back. Positions in a file that keeps changing are fragile, so
+  we keep the entry's predecessor in the *virtual* order of its file: the entries in the file
+  plus every archived entry put back after its own recorded predecessor. That order never changes
+  when an entry is archived or restored, so each entry's recorded predecessor stays its true
+  predecessor, and "insert right after the nearest predecessor that is in the file" puts every
+  entry back where it was, whatever the order of the restores. ``""`` means the file's start.
+  ``index`` (its position among the file's entries) is the fallback when the predecessor has
+  been deleted by hand.
+
+All writes hold the store's lock (``.learnings/.lock``) and go through atomic replacement:
+archive files first, then learnings files, so a crash in between leaves the entry in both places
+(a re-run replaces the archive copy) and never in neither.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+from self_improve.atomic import atomic_write
+from self_improve.errors import SelfImproveError
+from self_improve.filelock import locked
+from self_improve.paths import check_inside_root
+from self_improve.store.entry import (
+    FILE_TO_KIND,
+    KINDS,
+    Entry,
+    FenceTracker,
+    LearningsFile,
+    parse_text,
+    split_lines,
+    strip_eol,
+)
+from self_improve.store.store import Store
+
+ARCHIVE_DIR = "archive"
+RECORD_PREFIX = "<!-- self-improve:archived "
+RECORD_SUFFIX = " -->"
+ARCHIVED = "archived"
+
+# Read a file of .learnings/ by its name there ("ERRORS.md", "archive/2025.md"); "" if missing.
+Reader = Callable[[str], str]
+
+
+def archive_header(year: str, eol: str = "\n") -> str:
+    lines = [
+        f"# Archive {year}",
+        "",
+        "Entries archived by `self-improve review`, verbatim but for their status line.",
+        "`self-improve restore ID` moves one back; the comment after each entry records how.",
+        "",
+        "---",
+        "",
+    ]
+    return eol.join(lines)
+
+
+# ---- dates -------------------------------------------------------------------------------------
+
+
+def _day(value: str) -> date | None:
+    try:
+        return date.fromisoformat(value.strip()[:10])
+    except ValueError:
+        return None
+
+
+def last_seen_day(entry: Entry) -> date | None:
+    """The latest date the entry is known to have happened: Last-Seen, occurrences, else logged."""
+    days = [_day(entry.meta("Last-Seen")), *(_day(item.date) for item in entry.occurrences)]
+    known = [day for day in days if day is not None]
+    return max(known) if known else _day(entry.first_seen)
+
+
+def archive_year(entry: Entry, today: date) -> str:
+    return str((last_seen_day(entry) or today).year)
+
+
+def archive_name(year: str) -> str:
+    return f"{ARCHIVE_DIR}/{year}.md"
+
+
+# ---- the record --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Record:
+    entry_id: str
+    file: str  # the learnings file it came from, e.g. "ERRORS.md"
+    after: str  # its predecessor in the file's virtual order ("" = the file's start)
+    index: int
+    status: str
+    undo_at: int
+    undo_old: tuple[str, ...]
+    undo_new: tuple[str, ...]
+    eol_added: bool
+    archived_on: str
+
+    def render(self, eol: str) -> str:
+        data = {
+            "id": self.entry_id,
+            "file": self.file,
+            "after": self.after,
+            "index": self.index,
+            "status": self.status,
+            "undo": {"at": self.undo_at, "old": list(self.undo_old), "new": list(self.undo_new)},
+            "eol_added": self.eol_added,
+            "on": self.archived_on,
+        }
+        # ensure_ascii keeps undecodable bytes (lone surrogates) and line endings as escapes, and
+        # escaping ">" means the JSON can never contain "-->", which would end the comment.
+        encoded = json.dumps(data, ensure_ascii=True, sort_keys=True, separators=(",", ":")).replace(">", "\\u003e")
+        return f"{RECORD_PREFIX}{encoded}{RECORD_SUFFIX}{eol}"
+
+
+def parse_record(line: str) -> Record | None:
+    bare = strip_eol(line)
+    if not (bare.startswith(RECORD_PREFIX) and bare.endswith(RECORD_SUFFIX)):
+        return None
+    try:
+        data: Any = json.loads(bare[len(RECORD_PREFIX) : -len(RECORD_SUFFIX)])
+        undo = data["undo"]
+        return Record(
+            entry_id=str(data["id"]),
+            file=str(data["file"]),
+            after=str(data.get("after", "")),
+            index=int(data.get("index", 0)),
+            status=str(data.get("status", "")),
+            undo_at=int(undo["at"]),
+            undo_old=tuple(str(x) for x in undo["old"]),
+            undo_new=tuple(str(x) for x in undo["new"]),
+            eol_added=bool(data.get("eol_added", False)),
+            archived_on=str(data.get("on", "")),
+        )
+    except (ValueError, KeyError, TypeError):
+        return None
+
+
+@dataclass(frozen=True)
+class ArchivedEntry:
+    """One entry of an archive file: the archived entry (record line excluded) and its record."""
+
+    entry: Entry
+    record: Record | None
+    archive_file: str  # e.g. "archive/2025.md"
+
+
+def _split_chunk(entry: Entry, archive_file: str) -> ArchivedEntry:
+    lines = entry.lines
+    record = parse_record(lines[-1]) if lines else None
+    if record is not None and record.entry_id.upper() == entry.id.upper():
+        return ArchivedEntry(Entry(lines[:-1], file=entry.file, line=entry.line), record, archive_file)
+    return ArchivedEntry(entry, None, archive_file)
+
+
+def parse_archive(text: str, archive_file: str) -> tuple[LearningsFile, list[ArchivedEntry]]:
+    parsed = parse_text(text, file=f".learnings/{archive_file}")
+    return parsed, [_split_chunk(entry, archive_file) for entry in parsed.entries]
+
+
+# ---- pure edits ------------------------------------------------------------------------------------
+
+
+def _lines_diff(old: Sequence[str], new: Sequence[str]) -> tuple[int, tuple[str, ...], tuple[str, ...]]:
+    """The one contiguous change from ``old`` to ``new``: (start, old lines, new lines)."""
+    start = 0
+    while start < min(len(old), len(new)) and old[start] == new[start]:
+        start += 1
+    end_old, end_new = len(old), len(new)
+    while end_old > start and end_new > start and old[end_old - 1] == new[end_new - 1]:
+        end_old -= 1
+        end_new -= 1
+    return start, tuple(old[start:end_old]), tuple(new[start:end_new])
+
+
+def has_unclosed_fence(entry: Entry) -> bool:
+    tracker = FenceTracker()
+    for line in entry.lines:
+        tracker.inside_after(strip_eol(line))
+    return tracker.is_open
+
+
+def archived_form(entry: Entry, after: str, index: int, file: str, today: date) -> str:
+    """The entry as it is stored in the archive: status ``archived``, then its record line."""
+    changed = entry.with_status(ARCHIVED)
+    at, old, new = _lines_diff(entry.lines, changed.lines)
+    text = changed.text
+    eol_added = not text.endswith("\n")
+    if eol_added:
+        text += entry.eol
+    record = Record(
+        entry_id=entry.id,
+        file=file,
+        after=after,
+        index=index,
+        status=entry.field("Status"),
+        undo_at=at,
+        undo_old=old,
+        undo_new=new,
+        eol_added=eol_added,
+        archived_on=today.isoformat(),
+    )
+    return text + record.render(entry.eol)
+
+
+def original_form(archived: ArchivedEntry) -> str:
+    """The entry's text as it was before it was archived (refused without a record)."""
+    record = archived.record
+    if record is None:
+        raise SelfImproveError(
+            f"{archived.entry.id} in .learnings/{archived.archive_file} has no self-improve:archived record: move it back by hand"
+        )
+    lines = list(archived.entry.lines)
+    end = record.undo_at + len(record.undo_new)
+    if tuple(lines[record.undo_at : end]) == record.undo_new:
+        lines[record.undo_at : end] = record.undo_old
+        text = "".join(lines)
+    else:  # edited in the archive since: put the previous status back the ordinary way
+        text = archived.entry.with_status(record.status or "pending").text
+    if record.eol_added and text.endswith("\n"):
+        text = text[:-2] if text.endswith("\r\n") else text[:-1]
+    return text
+
+
+def _records_for(archives: Iterable[ArchivedEntry], file: str) -> dict[str, Record]:
+    return {
+        a.record.entry_id.upper(): a.record
+        for a in archives
+        if a.record is not None and a.record.file == file
+    }
+
+
+def virtual_order(present: Sequence[str], records: Mapping[str, Record]) -> list[str]:
+    """The file's entries plus its archived ones, each after its recorded predecessor (upper-case
+    IDs). An archived entry whose predecessor is nowhere any more goes at its recorded index."""
+    children: dict[str, list[str]] = {}
+    known = {entry_id.upper() for entry_id in present} | set(records)
+    orphans: list[str] = []
+    for key, record in sorted(records.items(), key=lambda item: (item[1].index, item[0])):
+        parent = record.after.upper()
+        if parent and parent not in known:
+            orphans.append(key)
+        else:
+            children.setdefault(parent, []).append(key)
+    order: list[str] = []
+    seen: set[str] = set()
+
+    def emit_chain(parent: str) -> None:
+        stack = list(reversed(children.get(parent, [])))
+        while stack:
+            key = stack.pop()
+            if key in seen:
+                continue
+            seen.add(key)
+            order.append(key)
+            stack.extend(reversed(children.get(key, [])))
+
+    emit_chain("")
+    for entry_id in present:
+        key = entry_id.upper()
+        if key not in seen:
+            seen.add(key)
+            order.append(key)
+        emit_chain(key)
+    for key in orphans:
+        if key not in seen:
+            order.insert(min(records[key].index, len(order)), key)
+            seen.add(key)
+            emit_chain(key)
+    return order
+
+
+def _kind_file_of(entry_id: str) -> list[str]:
+    prefix = entry_id.split("-", 1)[0].upper()
+    files = [name for kind, (p, name) in KINDS.items() if p == prefix]
+    return files or [name for _, name in KINDS.values()]
+
+
+def _all_archived(read: Reader, archive_files: Sequence[str]) -> list[ArchivedEntry]:
+    out: list[ArchivedEntry] = []
+    for name in archive_files:
+        out.extend(parse_archive(read(name), name)[1])
+    return out
+
+
+@dataclass(frozen=True)
+class Move:
+    entry_id: str
+    file: str  # learnings file name, e.g. "ERRORS.md"
+    archive_file: str  # e.g. "archive/2025.md"
+    status: str  # the status it had (archive) or has again (restore)
+
+
+Changes = dict[str, "str | None"]  # file name inside .learnings/ -> its new text (None: delete it)
+
+
+def archive_changes(
+    read: Reader, archive_files: Sequence[str], entry_ids: Sequence[str], today: date
+) -> tuple[Changes, list[Move]]:
+    """The new texts of every file that archiving ``entry_ids`` changes (a pure function of
+    what ``read`` returns)."""
+    texts: Changes = {}
+
+    def current(name: str) -> str:
+        if name in texts:
+            return texts[name] or ""
+        return read(name)
+
+    names = list(archive_files)
+    moves: list[Move] = []
+    for wanted in entry_ids:
+        key = wanted.strip().upper()
+        for file in _kind_file_of(key):
+            parsed = parse_text(current(file), file=f".learnings/{file}")
+            positions = [i for i, e in enumerate(parsed.entries) if e.id.upper() == key]
+            if positions:
+                break
+        else:
+            raise SelfImproveError(f"unknown ID {wanted!r} (see `self-improve list`)")
+        if len(positions) > 1:
+            raise SelfImproveError(f"{wanted} appears {len(positions)} times in .learnings/{file}: see `self-improve lint`")
+        index = positions[0]
+        entry = parsed.entries[index]
+        if has_unclosed_fence(entry):
+            raise SelfImproveError(f"{entry.id} has a code fence that is never closed: fix it first (see `self-improve lint`)")
+        archived = _all_archived(current, names)
+        present = [e.id for e in parsed.entries]
+        order = virtual_order(present, _records_for(archived, file))
+        position = order.index(key)
+        after = order[position - 1] if position > 0 else ""
+        # Keep the predecessor's own spelling of its ID, as it appears in its header.
+        spelled = {e.id.upper(): e.id for e in parsed.entries}
+        spelled.update({a.entry.id.upper(): a.entry.id for a in archived})
+        year = archive_year(entry, today)
+        target = archive_name(year)
+        chunk = archived_form(entry, spelled.get(after, after), index, file, today)
+        texts[target] = _upsert_chunk(current(target), target, key, chunk, year, entry.eol)
+        if target not in names:
+            names.append(target)
+        remaining = tuple(e for i, e in enumerate(parsed.entries) if i != index)
+        texts[file] = LearningsFile(parsed.preamble, remaining).render()
+        moves.append(Move(entry.id, file, target, entry.status))
+    return texts, moves
+
+
+def _upsert_chunk(text: str, archive_file: str, key: str, chunk: str, year: str, eol: str) -> str:
+    parsed, archived = parse_archive(text, archive_file)
+    for i, item in enumerate(archived):
+        if item.entry.id.upper() == key:  # left there by a run that crashed half-way: replace it
+            entries = list(parsed.entries)
+            entries[i] = Entry(tuple(split_lines(chunk)))
+            return LearningsFile(parsed.preamble, tuple(entries)).render()
+    if not text:
+        return archive_header(year, eol) + chunk
+    if not text.endswith("\n"):
+        text += eol
+    return text + chunk
+
+
+def restore_changes(read: Reader, archive_files: Sequence[str], entry_id: str) -> tuple[Changes, Move]:
+    """The new texts of the learnings file and the archive file when ``entry_id`` goes back."""
+    key = entry_id.strip().upper()
+    archived = _all_archived(read, archive_files)
+    found = [a for a in archived if a.entry.id.upper() == key]
+    if not found:
+        raise SelfImproveError(f"{entry_id} is not in .learnings/{ARCHIVE_DIR}/ (see `self-improve list`)")
+    item = found[0]
+    original = original_form(item)
+    record = item.record
+    assert record is not None  # original_form refused otherwise
+    file = record.file
+    if file not in FILE_TO_KIND:
+        raise SelfImproveError(f"{item.entry.id}: its record names an unknown learnings file {file!r}")
+    parsed = parse_text(read(file), file=f".learnings/{file}")
+    entries = list(parsed.entries)
+    texts: Changes = {}
+    clash = [e for e in entries if e.id.upper() == key]
+    if clash:
+        if clash[0].text.rstrip("\r\n") != original.rstrip("\r\n"):
+            raise SelfImproveError(f"{item.entry.id} is already in .learnings/{file}: keep one copy by hand, then run restore again")
+    else:
+        present = [e.id for e in entries]
+        index = _restore_position(present, _records_for(archived, file), record)
+        new_entry = Entry(tuple(split_lines(original)))
+        if index < len(entries) and not original.endswith("\n"):
+            new_entry = Entry(tuple(split_lines(original + new_entry.eol)))
+        if index == len(entries) and entries and not entries[-1].text.endswith("\n"):
+            last = entries[-1]
+            entries[-1] = Entry(tuple(split_lines(last.text + last.eol)))
+        entries.insert(index, new_entry)
+        texts[file] = LearningsFile(parsed.preamble, tuple(entries)).render()
+    archive_parsed, chunks = parse_archive(read(item.archive_file), item.archive_file)
+    kept = tuple(e for e, c in zip(archive_parsed.entries, chunks) if c is not item)
+    if kept or "".join(archive_parsed.preamble) not in {archive_header(_year_of(item.archive_file), eol) for eol in ("\n", "\r\n")}:
+        texts[item.archive_file] = LearningsFile(archive_parsed.preamble, kept).render()
+    else:
+        texts[item.archive_file] = None  # nothing of ours or the user's left in it
+    status = record.status.strip().casefold() or "pending"
+    return texts, Move(item.entry.id, file, item.archive_file, status)
+
+
+def _year_of(archive_file: str) -> str:
+    return archive_file.rsplit("/", 1)[-1].removesuffix(".md")
+
+
+def _restore_position(present: Sequence[str], records: Mapping[str, Record], record: Record) -> int:
+    """Right after the nearest predecessor (in the virtual order) that is in the file."""
+    index_of = {entry_id.upper(): i for i, entry_id in enumerate(present)}
+    seen: set[str] = set()
+    parent = record.after.upper()
+    while parent and parent not in index_of:
+        if parent in seen or parent not in records:
+            # The chain is broken (deleted by hand): fall back on the recorded index.
+            return min(record.index, len(present))
+        seen.add(parent)
+        parent = records[parent].after.upper()
+    return index_of[parent] + 1 if parent else 0
+
+
+# ---- files: lock, atomic writes ------------------------------------------------------------------------
+
+
+def archive_dir(store: Store) -> Path:
+    return store.dir / ARCHIVE_DIR
+
+
+def archive_files(store: Store) -> list[str]:
+    """Names of the archive files, oldest year first (``archive/2025.md``, …)."""
+    directory = archive_dir(store)
+    if not directory.is_dir():
+        return []
+    return sorted(f"{ARCHIVE_DIR}/{path.name}" for path in directory.glob("*.md") if path.is_file())
+
+
+def reader(store: Store) -> Reader:
+    def read(name: str) -> str:
+        try:
+            raw = (store.dir / name).read_bytes()
+        except FileNotFoundError:
+            return ""
+        return raw.decode("utf-8", "surrogateescape")
+
+    return read
+
+
+def _write(store: Store, changes: Changes) -> None:
+    """Archive files first, then learnings files: a crash in between leaves two copies, never none."""
+    ordered = sorted(changes.items(), key=lambda item: not item[0].startswith(f"{ARCHIVE_DIR}/"))
+    for name, text in ordered:
+        path = store.dir / name
+        if path.parent != store.dir:
+            if path.parent.is_symlink():
+                check_inside_root(path.parent, store.root)
+            path.parent.mkdir(exist_ok=True)
+        if path.is_symlink() or path.exists():
+            check_inside_root(path, store.root)
+        if text is not None:
+            atomic_write(path, text.encode("utf-8", "surrogateescape"))
+        elif path.exists():
+            os.unlink(path)
+    directory = archive_dir(store)
+    try:
+        directory.rmdir()  # only succeeds when restore emptied it
+    except OSError:
+        pass
+
+
+def _check_store(store: Store) -> None:
+    store._require()
+    for kind in KINDS:
+        path = store.file_for(kind)
+        if path.is_symlink():
+            check_inside_root(path, store.root)
+
+
+def archive(store: Store, entry_ids: Sequence[str], today: date) -> list[Move]:
+    """Move entries into ``.learnings/archive/<year>.md`` (status ``archived``)."""
+    _check_store(store)
+    with locked(store.lock_path):
+        changes, moves = archive_changes(reader(store), archive_files(store), entry_ids, today)
+        _write(store, changes)
+    return moves
+
+
+def restore(store: Store, entry_id: str) -> Move:
+    """Move an archived entry back to its learnings file, at its place, with its old status."""
+    _check_store(store)
+    with locked(store.lock_path):
+        changes, move = restore_changes(reader(store), archive_files(store), entry_id)
+        _write(store, changes)
+    return move
+
+
+def archived_entries(store: Store) -> list[ArchivedEntry]:
+    return _all_archived(reader(store), archive_files(store))
