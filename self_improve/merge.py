@@ -45,10 +45,14 @@ Learnings files (``.learnings/*.md``, ``archive/*.md``) -- :func:`merge_learning
   Because the counters are event counts, an entry changed *identically* on both sides still has
   its occurrences and counts summed. (If both branches end with byte-identical *files*, git takes
   the file without calling the driver at all.)
-* **The same new ID on both sides** (absent from the base): identical entries are kept once;
-  entries with the same ``Logged`` time (or none) are merged as above with an empty base; entries
-  with different ``Logged`` times are an ID collision between two unrelated learnings: both are
-  kept, ours first (``self-improve lint`` reports the duplicate ID).
+* **The same new ID on both sides** (absent from the base, e.g. an entry archived on both
+  branches lands in ``archive/<year>.md`` twice): identical entries are kept once; otherwise, if
+  the ``Logged`` times agree (or one is missing) it is one entry that reached both sides, merged
+  as above but as a *union* rather than a sum: an occurrence on both sides is one event
+  (multiplicity = the larger), ``Recurrence-Count`` = each side's count plus the events only the
+  other side has (the larger of the two, :func:`absorbed_count`), ``Helpful``/``Harmful`` = the
+  larger. Different ``Logged`` times mean an ID collision between two unrelated learnings: both
+  are kept, ours first (``self-improve lint`` reports the duplicate ID).
 * **Bytes**: CRLF is kept (marker lines use the entry's own line ending); a file without a
   final newline stays without one unless ours had one.
 
@@ -253,7 +257,7 @@ def merge_keyed(
     last_anchor = -1
     for key, _ in theirs:
         if key in o:
-            if key in values:
+            if key in values and not theirs_new_at_end:  # index() is linear: only where anchors matter
                 last_anchor = order.index(key)
             continue
         keep, value = merged(key)
@@ -432,18 +436,21 @@ class _Trio:
     keep: int
 
     def counter(self, name: str) -> int:
-        def value(entry: Entry | None) -> int:
-            if entry is None:
-                return 0
+        def value(entry: Entry) -> int:
             if name == "recurrence-count":
                 return entry.recurrence_count
             return entry.helpful if name == "helpful" else entry.harmful
 
+        if self.base is None:  # one entry reached both sides (archived on both, imported on both)
+            if name == "recurrence-count":
+                return absorbed_count(self.ours, self.theirs)
+            return max(value(self.ours), value(self.theirs))
         return three_way_count(value(self.base), value(self.ours), value(self.theirs))
 
     def occurrences(self) -> tuple[Occurrence, ...]:
-        base = self.base.occurrences if self.base is not None else ()
-        return merge_occurrence_lists(base, self.ours.occurrences, self.theirs.occurrences, self.keep)
+        if self.base is None:
+            return bound_occurrences(union_occurrences(self.ours.occurrences, self.theirs.occurrences), self.keep)
+        return merge_occurrence_lists(self.base.occurrences, self.ours.occurrences, self.theirs.occurrences, self.keep)
 
 
 class _Conflicts:

@@ -1,7 +1,7 @@
 """``self-improve install``: register our hooks with a harness (Claude Code, Codex, ...).
 
     self-improve install [--harness claude|codex|openclaw|all|none] [--scope user|project|local]
-                         [--project DIR] [--dry-run] [--status]
+                         [--project DIR] [--workspace DIR] [--dry-run] [--status]
 
 Every harness plans its file changes first; only when all plans succeed is anything written, so
 one refusal (say, an invalid settings.json) leaves every file untouched. ``--dry-run`` prints the
@@ -15,7 +15,7 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
-from self_improve.errors import SelfImproveError
+from self_improve.errors import SelfImproveError, UsageError
 from self_improve.harnesses.installer import (
     FileChange,
     Harness,
@@ -38,6 +38,11 @@ def add_target_arguments(parser: argparse.ArgumentParser) -> None:
         "the default when --project is given)",
     )
     parser.add_argument("--project", metavar="DIR", help="the project for project/local scopes (default: --root or .)")
+    parser.add_argument(
+        "--workspace",
+        metavar="DIR",
+        help="the OpenClaw workspace (default: $OPENCLAW_WORKSPACE_DIR, else ~/.openclaw/workspace)",
+    )
     parser.add_argument("--dry-run", action="store_true", help="print the diff of every change and write nothing")
 
 
@@ -57,7 +62,22 @@ def resolve_targets(args: argparse.Namespace, harnesses: list[Harness]) -> list[
     if not project.is_dir():
         raise SelfImproveError(f"--project {project} is not a directory")
     home = home_dir()
+    use_workspace(getattr(args, "workspace", None), harnesses)
     return [(h, Target(h.scope_for(args.scope, project_given), project, home)) for h in harnesses]
+
+
+def use_workspace(workspace: str | None, harnesses: list[Harness]) -> None:
+    """Hand ``--workspace`` to the harnesses that have one (OpenClaw's ``workspace`` attribute)."""
+    if workspace is None:
+        return
+    takers = [h for h in harnesses if hasattr(h, "workspace")]
+    if not takers:
+        raise UsageError("--workspace applies to --harness openclaw only")
+    path = Path(workspace).expanduser().absolute()
+    if not path.is_dir():
+        raise SelfImproveError(f"--workspace {path} is not a directory")
+    for harness in takers:
+        setattr(harness, "workspace", path)
 
 
 def execute(args: argparse.Namespace, plan: PlanFn, *, notes: bool) -> int:

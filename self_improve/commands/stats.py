@@ -75,6 +75,15 @@ def read_action_counters(store: Store) -> dict[str, int] | None:
     return {name: _int(data.get(name)) for name in ACTION_COUNTER_NAMES}
 
 
+def _hooks_counted(store: Store) -> bool:
+    """Whether a hook ever counted a nudge (our own action counters share the file)."""
+    try:
+        data = json.loads((store.state_dir / COUNTERS_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(data, dict) and any(name in data for name in COUNTER_NAMES)
+
+
 def _int(value: Any) -> int:
     try:
         return int(value)
@@ -120,7 +129,7 @@ def collect(store: Store) -> dict[str, Any]:
         (entry for entry in entries if entry.status == "pending"),
         key=lambda entry: (entry.first_seen or "9999", entry.id),
     )
-    hooks = read_counters(store.state_dir)
+    hooks = read_counters(store.state_dir) if _hooks_counted(store) else None
     return {
         "entries": _by_kind_and_status([*entries, *archived]),
         "total": len(entries) + len(archived),

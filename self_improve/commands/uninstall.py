@@ -1,7 +1,7 @@
 """``self-improve uninstall``: remove exactly our hooks; leave every other byte of the file alone.
 
     self-improve uninstall [--harness claude|codex|openclaw|all|none] [--scope user|project|local]
-                           [--project DIR] [--dry-run]
+                           [--project DIR] [--workspace DIR] [--dry-run]
 
 A settings file that self-improve created and that holds nothing else is deleted; one that existed
 before gets its original bytes back (and the now-redundant ``.self-improve.bak`` goes away).

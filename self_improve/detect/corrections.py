@@ -1,7 +1,6 @@
 """Is a user prompt a correction of the agent?
 
-    @dataclass(frozen=True)
-    class CorrectionHit:
+    class CorrectionHit:   # immutable record (a named tuple): CorrectionHit(pattern, language)
         pattern: str   # name of the pattern that matched, e.g. "en.thats-wrong"
         language: str  # "en" | "zh"
 
@@ -28,23 +27,32 @@ Patterns are compiled on first use.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from collections import namedtuple
 from functools import lru_cache
 
-from self_improve.harnesses.base import Prompt
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # importing typing costs milliseconds the hooks do not have
+    from self_improve.harnesses.base import Prompt
 
 
-@dataclass(frozen=True)
-class CorrectionHit:
+class CorrectionHit(namedtuple("_CorrectionHit", "pattern language")):
+    """Which correction pattern matched (e.g. "en.i-told-you"), and the language ("en" | "zh")."""
+
+    __slots__ = ()
     pattern: str
     language: str
 
 
-@dataclass(frozen=True)
-class _Pattern:
+class _Pattern(namedtuple("_PatternBase", "name regex skip_questions", defaults=(False,))):
+    """A named correction regex; ``skip_questions``: ignore a match whose sentence ends in "?".
+
+    A named tuple, not a dataclass, to keep ``dataclasses`` (and ``inspect``) off the hook path.
+    """
+
+    __slots__ = ()
     name: str  # "<lang>.<what>"
     regex: str
-    skip_questions: bool = False  # ignore a match whose sentence ends with "?"
+    skip_questions: bool
 
     @property
     def language(self) -> str:

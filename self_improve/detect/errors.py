@@ -2,8 +2,7 @@
 
 Public API, relied on by the hooks and the OpenClaw watcher:
 
-    @dataclass(frozen=True)
-    class Detection:
+    class Detection:          # immutable record (a named tuple): Detection(pattern_key, title, excerpt)
         pattern_key: str      # "area.symptom" from the table in rules.toml, e.g. "deps.module-not-found"
         title: str            # short summary in OUR words, e.g. "Module or package not found"
         excerpt: str          # <= 200 chars of the output around the hit, one line, secrets redacted
@@ -14,24 +13,28 @@ Public API, relied on by the hooks and the OpenClaw watcher:
 
 The rules, and the exact judging procedure, are documented at the top of rules.toml.
 
-Performance matters: this runs in a hook after every shell command, in a fresh process.  So:
-stdlib ``re`` only (``regex`` costs ~40 ms to import and is loaded only for a user pattern that
-``re`` cannot compile); the output is case-folded once and matched with lower-case patterns;
-each pattern carries a literal "needle" that any match must contain, and a pattern is compiled
-and run only when its needle occurs in the text (most never are); big outputs are cut to a head
-and a tail window.
+This runs in a hook after every shell command, in a fresh process, so it is built for start-up
+time: stdlib ``re`` only (``regex`` costs ~40 ms to import; it is loaded only for a user pattern
+``re`` cannot compile); no ``typing`` and no ``dataclasses`` (it imports ``inspect``, and each
+dataclass costs ~0.5 ms to create): records are named tuples, immutable like frozen dataclasses,
+as ``ToolResult`` is; the output is case-folded once and matched with lower-case patterns; each
+rule lists literal ``needles`` (one of which any match contains), and its patterns are compiled
+and run only when a needle occurs in the text; big outputs are cut to a head and a tail window.
 """
 
 from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections import namedtuple
 from functools import lru_cache
-from typing import Any
 
 from self_improve.harnesses.base import ToolResult
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # importing typing costs milliseconds the hooks do not have
+    from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+    from typing import Any
 
 RULES_FILE = "rules.toml"
 GENERIC_NONZERO = "generic.nonzero-exit"
@@ -39,7 +42,6 @@ USER_DEFAULT_KEY = "generic.error-output"
 INTERRUPTED = "runtime.interrupted"
 EXCERPT_MAX = 200
 
-_KEY_RE = re.compile(r"^[a-z0-9][a-z0-9-]*\.[a-z0-9][a-z0-9-]*$")
 _MAX_HITS_PER_PATTERN = 16  # enough to see past a few guarded lines, bounded on huge outputs
 _SUCCESS_TAIL = 2000  # a passing test summary must sit in the last characters of the output
 
@@ -48,34 +50,45 @@ _SUCCESS_TAIL = 2000  # a passing test summary must sit in the last characters o
 # Public data types
 
 
-@dataclass(frozen=True)
-class Detection:
+class Detection(namedtuple("_Detection", "pattern_key title excerpt")):
     """One detected error: its Pattern-Key, our title for it, and a redacted one-line excerpt."""
 
+    __slots__ = ()
     pattern_key: str
     title: str
     excerpt: str
 
 
-@dataclass(frozen=True)
-class Rule:
-    """A list of patterns naming one Pattern-Key (see the schema in rules.toml)."""
+class Rule(namedtuple("_Rule", "key strong weak command needles origin",
+                      defaults=((), (), None, (), "builtin"))):
+    """Patterns naming one Pattern-Key (see the schema in rules.toml).
 
-    key: str
-    strong: tuple[str, ...] = ()
-    weak: tuple[str, ...] = ()
-    command: str | None = None
-    origin: str = "builtin"
-
-
-@dataclass(frozen=True)
-class Rules:
-    """Everything detect() needs, merged from rules.toml and the user's [detect] table.
-
-    Pattern strings are kept as text and compiled lazily (and cached per process): most are
-    never needed for a given output.
+    ``needles``: literals of which any match of any pattern contains one; () means "always try".
     """
 
+    __slots__ = ()
+    key: str
+    strong: tuple[str, ...]
+    weak: tuple[str, ...]
+    command: str | None
+    needles: tuple[str, ...]
+    origin: str
+
+
+_RULES_FIELDS = (
+    "rules titles exit_codes check_commands viewer_commands silent_commands wrapper_commands"
+    " diagnostics handled success success_keeps ignore ignore_commands head_chars tail_chars warnings"
+)
+
+
+class Rules(namedtuple("_Rules", _RULES_FIELDS, defaults=((), 8192, 32768, ()))):
+    """Everything detect() needs, merged from rules.toml and the user's [detect] table.
+
+    Patterns are kept as text and compiled on first use (cached per process): most are never
+    needed for a given output.  ``warnings`` describes user overrides that were skipped.
+    """
+
+    __slots__ = ()
     rules: tuple[Rule, ...]
     titles: Mapping[str, str]
     exit_codes: Mapping[int, str]
@@ -88,13 +101,13 @@ class Rules:
     success: tuple[str, ...]
     success_keeps: tuple[str, ...]
     ignore: tuple[str, ...]
-    ignore_commands: tuple[str, ...] = ()
-    head_chars: int = 16384
-    tail_chars: int = 65536
-    warnings: tuple[str, ...] = field(default=(), compare=False)
+    ignore_commands: tuple[str, ...]
+    head_chars: int
+    tail_chars: int
+    warnings: tuple[str, ...]
 
     @property
-    def keys(self) -> frozenset[str]:
+    def keys(self) -> frozenset[str]:  # type: ignore[override]  # tuple has no .keys
         """Every Pattern-Key detect() can return with these rules."""
         return frozenset(self.titles)
 
@@ -121,7 +134,7 @@ def _read_packaged_text() -> str:
 
 @lru_cache(maxsize=1)
 def _packaged_table() -> Mapping[str, Any]:
-    import tomllib  # the config loader imports it anyway; here it is only needed once
+    import tomllib  # the config loader imports it anyway; here it is needed once per process
 
     return tomllib.loads(_read_packaged_text())
 
@@ -149,23 +162,24 @@ def _build_rules(table: Mapping[str, Any], overrides: Mapping[str, Any] | None) 
     for rule_key, title in user.titles.items():
         titles.setdefault(rule_key, title)
     builtin = tuple(_builtin_rule(raw) for raw in table.get("rules", ()))
-    rules = user.rules + tuple(r for r in builtin if r.key not in user.disable)
+    for unknown in sorted(user.disable - {r.key for r in builtin}):
+        warnings.append(f"[detect] disable: no builtin rule has key {unknown!r}")
     commands = table.get("commands", {})
     guards = table.get("guards", {})
     scan = table.get("scan", {})
     return Rules(
-        rules=rules,
+        rules=user.rules + tuple(r for r in builtin if r.key not in user.disable),
         titles=titles,
         exit_codes={int(code): key for code, key in table.get("exit_codes", {}).items()},
-        check_commands=frozenset(commands.get("check", ())) | user.check_commands,
-        viewer_commands=frozenset(commands.get("viewer", ())) | user.viewer_commands,
-        silent_commands=frozenset(commands.get("silent", ())),
-        wrapper_commands=frozenset(commands.get("wrappers", ())),
-        diagnostics={name: tuple(prefixes) for name, prefixes in commands.get("diagnostics", {}).items()},
-        handled=tuple(guards.get("handled", ())),
-        success=tuple(guards.get("success", ())),
-        success_keeps=tuple(guards.get("success_keeps", ())),
-        ignore=tuple(guards.get("ignore", ())) + user.ignore,
+        check_commands=frozenset(_names(commands.get("check"))) | user.check_commands,
+        viewer_commands=frozenset(_names(commands.get("viewer"))) | user.viewer_commands,
+        silent_commands=frozenset(_names(commands.get("silent"))),
+        wrapper_commands=frozenset(_names(commands.get("wrappers"))),
+        diagnostics={name: _lines(prefixes) for name, prefixes in commands.get("diagnostics", {}).items()},
+        handled=_lines(guards.get("handled")),
+        success=_lines(guards.get("success")),
+        success_keeps=_names(guards.get("success_keeps")),
+        ignore=_lines(guards.get("ignore")) + user.ignore,
         ignore_commands=user.ignore_commands,
         head_chars=int(scan.get("head_chars", 16384)),
         tail_chars=int(scan.get("tail_chars", 65536)),
@@ -176,52 +190,73 @@ def _build_rules(table: Mapping[str, Any], overrides: Mapping[str, Any] | None) 
 def _builtin_rule(raw: Mapping[str, Any]) -> Rule:
     return Rule(
         key=raw["key"],
-        strong=tuple(raw.get("strong", ())),
-        weak=tuple(raw.get("weak", ())),
+        strong=_lines(raw.get("strong")),
+        weak=_lines(raw.get("weak")),
         command=raw.get("command"),
+        needles=_lines(raw.get("needles")),
     )
 
 
-@dataclass(frozen=True)
+def _lines(value: object) -> tuple[str, ...]:
+    """A list written as a multi-line string, one item per line (or as a TOML array).
+
+    Items keep their inner and leading spaces (a needle may be "    at "); blank lines go.
+    """
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        return tuple(line for line in value.split("\n") if line.strip())
+    return tuple(value)
+
+
+def _names(value: object) -> tuple[str, ...]:
+    """A list of names written as a comma-separated string (or as a TOML array)."""
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        return tuple(name.strip() for name in value.replace("\n", " ").split(",") if name.strip())
+    return tuple(value)
+
+
 class _UserOverrides:
-    """The validated content of a user's [detect] table."""
+    """The validated content of a user's [detect] table (schema: top of rules.toml)."""
 
-    rules: tuple[Rule, ...] = ()
-    titles: Mapping[str, str] = field(default_factory=dict)
-    disable: frozenset[str] = frozenset()
-    ignore: tuple[str, ...] = ()
-    ignore_commands: tuple[str, ...] = ()
-    check_commands: frozenset[str] = frozenset()
-    viewer_commands: frozenset[str] = frozenset()
+    __slots__ = ("rules", "titles", "disable", "ignore", "ignore_commands", "check_commands", "viewer_commands")
+    KNOWN = frozenset(__slots__) - {"titles"}
 
-    _KNOWN = ("rules", "disable", "ignore", "ignore_commands", "check_commands", "viewer_commands")
+    def __init__(self) -> None:
+        self.rules: tuple[Rule, ...] = ()
+        self.titles: dict[str, str] = {}
+        self.disable: frozenset[str] = frozenset()
+        self.ignore: tuple[str, ...] = ()
+        self.ignore_commands: tuple[str, ...] = ()
+        self.check_commands: frozenset[str] = frozenset()
+        self.viewer_commands: frozenset[str] = frozenset()
 
     @classmethod
-    def parse(cls, table: Any, warnings: list[str]) -> _UserOverrides:
-        if not isinstance(table, Mapping):
+    def parse(cls, table: object, warnings: list[str]) -> _UserOverrides:
+        user = cls()
+        if not hasattr(table, "get") or not hasattr(table, "keys"):
             warnings.append(f"[detect] must be a table, got {type(table).__name__}; ignored")
-            return cls()
-        for unknown in sorted(set(map(str, table)) - set(cls._KNOWN)):
+            return user
+        for unknown in sorted(set(map(str, table.keys())) - cls.KNOWN):
             warnings.append(f"[detect] unknown setting {unknown!r}; ignored")
-        rules, titles = _user_rules(table.get("rules", ()), warnings)
-        return cls(
-            rules=rules,
-            titles=titles,
-            disable=frozenset(_strings(table, "disable", warnings)),
-            ignore=tuple(_valid_patterns(_strings(table, "ignore", warnings), "ignore", warnings)),
-            ignore_commands=tuple(
-                _valid_patterns(_strings(table, "ignore_commands", warnings), "ignore_commands", warnings)
-            ),
-            check_commands=frozenset(_strings(table, "check_commands", warnings)),
-            viewer_commands=frozenset(_strings(table, "viewer_commands", warnings)),
+        user.rules, user.titles = _user_rules(table.get("rules", ()), warnings)
+        user.disable = frozenset(_strings(table, "disable", warnings))
+        user.ignore = tuple(_valid_patterns(_strings(table, "ignore", warnings), "ignore", warnings))
+        user.ignore_commands = tuple(
+            _valid_patterns(_strings(table, "ignore_commands", warnings), "ignore_commands", warnings)
         )
+        user.check_commands = frozenset(_strings(table, "check_commands", warnings))
+        user.viewer_commands = frozenset(_strings(table, "viewer_commands", warnings))
+        return user
 
 
 def _strings(table: Mapping[str, Any], name: str, warnings: list[str]) -> list[str]:
-    """A list of strings from the user table; a lone string is accepted as a list of one."""
+    """A list of strings from a user table; a lone string is accepted as a list of one."""
     value = table.get(name, ())
     if isinstance(value, str):
-        value = [value]
+        value = list(_lines(value))  # a multi-line string: one item per line
     if not isinstance(value, (list, tuple)):
         warnings.append(f"[detect] {name} must be a list of strings; ignored")
         return []
@@ -241,9 +276,9 @@ def _valid_patterns(patterns: Iterable[str], where: str, warnings: list[str]) ->
         yield folded
 
 
-def _user_rules(raw_rules: Any, warnings: list[str]) -> tuple[tuple[Rule, ...], dict[str, str]]:
-    if isinstance(raw_rules, Mapping):
-        raw_rules = [raw_rules]
+def _user_rules(raw_rules: object, warnings: list[str]) -> tuple[tuple[Rule, ...], dict[str, str]]:
+    if hasattr(raw_rules, "keys"):
+        raw_rules = [raw_rules]  # a single [detect.rules] table instead of an array
     if not isinstance(raw_rules, (list, tuple)):
         warnings.append("[detect] rules must be an array of tables; ignored")
         return (), {}
@@ -255,17 +290,17 @@ def _user_rules(raw_rules: Any, warnings: list[str]) -> tuple[tuple[Rule, ...], 
             continue
         rules.append(rule)
         title = raw.get("title")
-        titles[rule.key] = title if isinstance(title, str) and title.strip() else f"Custom error ({rule.key})"
+        titles[rule.key] = title.strip() if isinstance(title, str) and title.strip() else f"Custom error ({rule.key})"
     return tuple(rules), titles
 
 
-def _user_rule(raw: Any, index: int, warnings: list[str]) -> Rule | None:
+def _user_rule(raw: object, index: int, warnings: list[str]) -> Rule | None:
     where = f"rules[{index}]"
-    if not isinstance(raw, Mapping):
+    if not hasattr(raw, "get"):
         warnings.append(f"[detect] {where} must be a table; skipped")
         return None
     key = raw.get("key", USER_DEFAULT_KEY)
-    if not isinstance(key, str) or not _KEY_RE.match(key):
+    if not isinstance(key, str) or not _is_pattern_key(key):
         warnings.append(f"[detect] {where}: key must look like 'area.symptom'; skipped")
         return None
     strong = tuple(_valid_patterns(_strings(raw, "strong", warnings), f"{where}.strong", warnings))
@@ -279,7 +314,24 @@ def _user_rule(raw: Any, index: int, warnings: list[str]) -> Rule | None:
     if not strong and not weak:
         warnings.append(f"[detect] {where}: no usable pattern; skipped")
         return None
-    return Rule(key=key, strong=strong, weak=weak, command=command, origin="user")
+    return Rule(key=key, strong=strong, weak=weak, command=command, needles=_rule_needles(strong + weak), origin="user")
+
+
+def _is_pattern_key(key: str) -> bool:
+    area, dot, symptom = key.partition(".")
+    allowed = set("abcdefghijklmnopqrstuvwxyz0123456789-")
+    return bool(dot and area and symptom and set(area) <= allowed and set(symptom) <= allowed)
+
+
+def _rule_needles(patterns: Sequence[str]) -> tuple[str, ...]:
+    """Needles for a user rule: each pattern's best needle; () (always try) if one has none."""
+    found: list[str] = []
+    for pattern in patterns:
+        best = needle(pattern)
+        if not best:
+            return ()
+        found.extend(best)
+    return tuple(dict.fromkeys(found))
 
 
 def fold_pattern(pattern: str) -> str:
@@ -302,29 +354,25 @@ def fold_pattern(pattern: str) -> str:
 
 
 # ---------------------------------------------------------------------------------------------
-# Pattern compilation, lazily, with literal needles
-
-
-@dataclass(frozen=True)
-class _Compiled:
-    regex: Any  # re.Pattern, or regex.Pattern for user patterns only `regex` understands
+# Pattern compilation (lazy) and needle analysis
 
 
 @lru_cache(maxsize=None)
-def _compile(pattern: str) -> _Compiled | None:
+def _compile(pattern: str) -> Any:
+    """The compiled pattern (re, or regex for what only it understands), or None if unusable."""
     try:
-        return _Compiled(re.compile(pattern, re.MULTILINE))
+        return re.compile(pattern, re.MULTILINE)
     except (re.error, TypeError, ValueError, OverflowError, RecursionError):
         pass
     try:  # e.g. \p{Han}: only the third-party engine knows it; pay its import only here
         import regex
 
-        return _Compiled(regex.compile(pattern, regex.MULTILINE | regex.VERSION0))
+        return regex.compile(pattern, regex.MULTILINE | regex.VERSION0)
     except Exception:  # noqa: BLE001 - any failure means "unusable pattern", never a crash
         return None
 
 
-Needle = tuple[str, ...]  # literals of which a match contains at least one
+Needle = tuple  # of str: literals of which a match contains at least one
 
 
 def needles_of(pattern: str) -> tuple[Needle, ...]:
@@ -341,6 +389,12 @@ def needles_of(pattern: str) -> tuple[Needle, ...]:
     except (IndexError, ValueError):
         return ()
     return tuple(n for n in dict.fromkeys(required) if _selectivity(n) >= 3)
+
+
+@lru_cache(maxsize=None)
+def _pattern_needles(pattern: str) -> tuple[Needle, ...]:
+    """The two most selective needles of a pattern, for the per-pattern check in hits()."""
+    return tuple(sorted(needles_of(pattern), key=_selectivity, reverse=True)[:2])
 
 
 def needle(pattern: str) -> Needle:
@@ -510,7 +564,7 @@ def _literal_at(p: str, i: int) -> tuple[str | None, int]:
         if nxt == "t":
             return "\t", 2
         if nxt.isalnum():
-            return None, 2  # \d \w \s \b, back-references...
+            return None, 2  # \d \w \s, back-references...
         return nxt, 2
     if c in ".^$)+*?{":
         return None, 1
@@ -532,33 +586,42 @@ def _skip_quantifier(p: str, i: int, end: int) -> int:
 # Text preparation
 
 
-_ANSI_RE = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
+@lru_cache(maxsize=1)
+def _ansi() -> re.Pattern[str]:
+    return re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
 
 
-@dataclass(frozen=True)
 class _Text:
     """The scanned text: ``original`` (clean, for excerpts) and ``folded`` (for matching)."""
 
-    original: str
-    folded: str
-    fold_map: Callable[[int], int] | None  # folded offset -> original offset, when lengths differ
+    __slots__ = ("original", "folded", "_source")
+
+    def __init__(self, original: str, folded: str) -> None:
+        self.original = original
+        self.folded = folded
+        # Folding keeps offsets unless a char folds to several (ß -> ss): then map them back.
+        self._source = None if len(folded) == len(original) else original
 
     def to_original(self, offset: int) -> int:
-        return offset if self.fold_map is None else self.fold_map(offset)
+        if self._source is None:
+            return offset
+        low, high = 0, len(self._source)  # binary search on the folded length of prefixes
+        while low < high:
+            mid = (low + high + 1) // 2
+            if len(self._source[:mid].casefold()) <= offset:
+                low = mid
+            else:
+                high = mid - 1
+        return low
 
 
 def _prepare(output: str, head: int, tail: int) -> _Text:
     text = _window(output, head, tail)
     if "\x1b" in text:
-        text = _ANSI_RE.sub("", text)
+        text = _ansi().sub("", text)
     if "\r" in text:  # CRLF endings, and progress bars that redraw a line with a bare CR
         text = text.replace("\r\n", "\n").replace("\r", "\n")
-    if text.isascii():
-        return _Text(text, text.lower(), None)
-    folded = text.casefold()
-    if len(folded) == len(text):  # casefold never shortens a char: equal length = same offsets
-        return _Text(text, folded, None)
-    return _Text(text, folded, _fold_mapper(text))
+    return _Text(text, text.lower() if text.isascii() else text.casefold())
 
 
 def _window(output: str, head: int, tail: int) -> str:
@@ -575,41 +638,45 @@ def _window(output: str, head: int, tail: int) -> str:
     return first + "\n" + last
 
 
-def _fold_mapper(text: str) -> Callable[[int], int]:
-    """Map an offset in text.casefold() back to text, for the rare texts where folding changes
-    lengths (ß -> ss): binary search on the folded length of prefixes."""
-
-    def to_original(offset: int) -> int:
-        low, high = 0, len(text)
-        while low < high:
-            mid = (low + high + 1) // 2
-            if len(text[:mid].casefold()) <= offset:
-                low = mid
-            else:
-                high = mid - 1
-        return low
-
-    return to_original
-
-
 # ---------------------------------------------------------------------------------------------
 # The command line: which programs ran, is the output data, is it a yes/no check?
 
 
-@dataclass(frozen=True)
 class _Command:
-    name: str  # basename of the program, e.g. "grep"
-    args: tuple[str, ...]
+    __slots__ = ("name", "args")
+
+    def __init__(self, name: str, args: tuple[str, ...]) -> None:
+        self.name = name  # basename of the program, e.g. "grep"
+        self.args = args
+
+    def __repr__(self) -> str:
+        return f"_Command({self.name!r}, {self.args!r})"
 
 
-@dataclass(frozen=True)
 class _CommandLine:
-    commands: tuple[_Command, ...]  # every simple command
-    producers: tuple[_Command, ...]  # the first command of each pipeline that prints something
+    __slots__ = ("commands", "producers")
+
+    def __init__(self, commands: tuple[_Command, ...], producers: tuple[_Command, ...]) -> None:
+        self.commands = commands  # every simple command
+        self.producers = producers  # the first command of each pipeline that prints something
 
 
 _OPERATOR_CHARS = "|&;()\n"
 _REDIR = "\x00redir"  # marks a redirection token; NUL cannot occur in a shell word
+_TWO_CHAR_OPERATORS = ("&&", "||", "|&", ";;")
+
+
+@lru_cache(maxsize=None)
+def _lexer_regex(name: str) -> re.Pattern[str]:
+    return re.compile(
+        {
+            "heredoc": r"<<-?\s*(['\"]?)([\w.-]+)\1",
+            "redirect": r"[<>]+&?-?\d*",
+            "assignment": r"[A-Za-z_][A-Za-z0-9_]*(?:\[[^\]]*\])?\+?=",
+            "duration": r"\d+(?:\.\d+)?[smhd]?$",
+            "dup": r"&(?:\d+|-)$",
+        }[name]
+    )
 
 
 def _tokenize(command: str) -> list[str]:
@@ -634,11 +701,9 @@ def _tokenize(command: str) -> list[str]:
             flush()
             i += 1
         elif c == "\\":
-            if command.startswith("\\\n", i):
-                i += 2
-                continue
-            word.append(command[i + 1 : i + 2])
-            in_word = True
+            if not command.startswith("\\\n", i):
+                word.append(command[i + 1 : i + 2])
+                in_word = True
             i += 2
         elif c in "'\"`":
             close = _quote_end(command, i)
@@ -655,27 +720,27 @@ def _tokenize(command: str) -> list[str]:
             i = n if i == -1 else i
         elif c == "<" and command.startswith("<<", i) and not command.startswith("<<<", i):
             flush()
-            match = re.match(r"<<-?\s*(['\"]?)([\w.-]+)\1", command[i:])
+            match = _lexer_regex("heredoc").match(command, i)
             if match:
                 heredocs.append(match.group(2))
-                i += match.end()
+                i = match.end()
             else:
                 i += 2
         elif c in "<>":
-            if in_word and "".join(word).isdigit():  # "2>" : the fd number is not a word
+            if in_word and "".join(word).isdigit():  # "2>": the fd number is not a word
                 word.clear()
                 in_word = False
             flush()
-            match = re.match(r"[<>]+&?-?\d*", command[i:])
-            tokens.append(_REDIR + (match.group(0) if match else c))
-            i += match.end() if match else 1
+            match = _lexer_regex("redirect").match(command, i)
+            tokens.append(_REDIR + match.group(0))  # the class matches at least this char
+            i = match.end()
         elif c in _OPERATOR_CHARS:
             flush()
-            if c == "&" and i + 1 < n and command[i + 1] == ">":
+            if c == "&" and command.startswith("&>", i):
                 tokens.append(_REDIR + "&>")
                 i += 2
                 continue
-            op = command[i : i + 2] if command[i : i + 2] in ("&&", "||", "|&", ";;") else c
+            op = command[i : i + 2] if command[i : i + 2] in _TWO_CHAR_OPERATORS else c
             tokens.append(op)
             i += len(op)
             if c == "\n" and heredocs:
@@ -736,8 +801,8 @@ _WRAPPER_ARG_FLAGS = {"sudo": {"-u", "-g", "-C", "-h", "-p"}, "doas": {"-u"}, "n
                       "timeout": {"-s", "-k", "--signal", "--kill-after"},
                       "xargs": {"-I", "-n", "-P", "-d", "-L", "-E", "-s", "-a"},
                       "env": {"-u", "-C", "--unset", "--chdir"}, "watch": {"-n", "-d"}}
-_ASSIGNMENT_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(?:\[[^\]]*\])?\+?=")
 _SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh"})
+_PIPES = ("|", "|&")
 
 
 def _parse_command_line(command: str, rules: Rules) -> _CommandLine:
@@ -758,7 +823,7 @@ def _collect(command: str, rules: Rules, commands: list[_Command], producers: li
             commands.append(cmd)
             if pipeline_start and cmd.name not in rules.silent_commands:
                 producers.append(cmd)
-        pipeline_start = operator not in ("|", "|&")
+        pipeline_start = operator not in _PIPES
 
 
 def _simple_commands(tokens: list[str]) -> Iterator[tuple[list[str], str]]:
@@ -779,7 +844,7 @@ def _program(words: Sequence[str], rules: Rules) -> _Command | None:
     i = 0
     while i < len(words):
         word = words[i]
-        if word in _KEYWORDS or _ASSIGNMENT_RE.match(word):
+        if word in _KEYWORDS or _lexer_regex("assignment").match(word):
             i += 1
             continue
         if word in _BLOCK_STARTERS:
@@ -802,7 +867,7 @@ def _drop_redirections(words: Sequence[str]) -> list[str]:
         if skip_next:
             skip_next = False
         elif word.startswith(_REDIR):
-            skip_next = re.search(r"&(?:\d+|-)$", word) is None
+            skip_next = _lexer_regex("dup").search(word) is None
         else:
             kept.append(word)
     return kept
@@ -821,9 +886,9 @@ def _skip_wrapper(name: str, words: Sequence[str], i: int) -> int:
             return i + 1
         if word.startswith("-") and len(word) > 1:
             i += 2 if word in arg_flags else 1
-        elif name == "env" and _ASSIGNMENT_RE.match(word):
+        elif name == "env" and _lexer_regex("assignment").match(word):
             i += 1
-        elif name == "timeout" and re.match(r"^\d+(?:\.\d+)?[smhd]?$", word):
+        elif name == "timeout" and _lexer_regex("duration").match(word):
             return i + 1
         else:
             return i
@@ -834,60 +899,72 @@ def _matches_entry(cmd: _Command, entries: frozenset[str]) -> bool:
     """Does a command match a list entry: "grep", or "git diff" (sub-command among the first args)?"""
     if cmd.name in entries:
         return True
-    head = cmd.args[:3]
-    return any(f"{cmd.name} {arg}" in entries for arg in head)
+    return any(f"{cmd.name} {arg}" in entries for arg in cmd.args[:3])
 
 
 # ---------------------------------------------------------------------------------------------
 # Matching
 
 
-@dataclass(frozen=True)
 class _Hit:
-    rule_index: int
-    start: int  # in folded text
-    anchor: int  # where the excerpt starts: a capture group, else the match start
-    end: int
+    __slots__ = ("rule_index", "start", "anchor", "end")
+
+    def __init__(self, rule_index: int, start: int, anchor: int, end: int) -> None:
+        self.rule_index = rule_index
+        self.start = start  # offsets in the folded text
+        self.anchor = anchor  # where the excerpt starts: a capture group, else the match start
+        self.end = end
+
+
+class _Finding:
+    __slots__ = ("key", "offset")
+
+    def __init__(self, key: str, offset: int) -> None:
+        self.key = key
+        self.offset = offset  # folded offset of the excerpt anchor; -1: nothing to show
 
 
 class _Scanner:
-    """Runs patterns over one folded text, caching needle checks, line lookups and guards."""
+    """Runs rules over one folded text, caching needle look-ups, line lookups and guards."""
 
     def __init__(self, text: _Text, rules: Rules, command: str) -> None:
         self.text = text
         self.folded = text.folded
         self.rules = rules
         self.command = command.casefold()
-        self._needles: dict[str, bool] = {}
-        self._ignore = _any_matcher(rules.ignore)
-        self._handled = _any_matcher(rules.handled)
-
-    def has_needle(self, pattern: str) -> bool:
-        literals = needle(pattern)
-        return not literals or any(self._contains(literal) for literal in literals)
+        self._found: dict[str, bool] = {}
+        self._ignore: Callable[[str], bool] | None = None
+        self._handled: Callable[[str], bool] | None = None
 
     def _contains(self, literal: str) -> bool:
-        found = self._needles.get(literal)
+        found = self._found.get(literal)
         if found is None:
-            found = self._needles[literal] = literal in self.folded
+            found = self._found[literal] = literal in self.folded
         return found
 
-    def applies(self, rule: Rule) -> bool:
+    def may_match(self, rule: Rule) -> bool:
+        """Can the rule match at all: a needle of it in the text, and its command scope met?"""
+        if rule.needles and not any(self._contains(n) for n in rule.needles):
+            return False
         if rule.command is None:
             return True
         compiled = _compile(rule.command)
-        return compiled is not None and compiled.regex.search(self.command) is not None
+        return compiled is not None and compiled.search(self.command) is not None
 
     def hits(self, index: int, patterns: Iterable[str], text: str | None = None) -> Iterator[_Hit]:
-        """Hits of some patterns, in pattern order, skipping lines the ignore guard names."""
+        """Hits of patterns, in pattern order; on the full text, ignored lines are skipped.
+
+        Once a rule's needles are found, each of its patterns is still checked against its own
+        needle (derived from the pattern, once per process) before it is compiled and run.
+        """
         haystack = self.folded if text is None else text
         for pattern in patterns:
-            if text is None and not self.has_needle(pattern):
+            if text is None and not all(any(map(self._contains, n)) for n in _pattern_needles(pattern)):
                 continue
             compiled = _compile(pattern)
             if compiled is None:
                 continue
-            for count, match in enumerate(compiled.regex.finditer(haystack)):
+            for count, match in enumerate(compiled.finditer(haystack)):
                 if count >= _MAX_HITS_PER_PATTERN:
                     break
                 anchor = _anchor(match)
@@ -895,17 +972,18 @@ class _Scanner:
                     continue
                 yield _Hit(index, match.start(), anchor, match.end())
 
-    def line_at(self, offset: int) -> tuple[int, int]:
-        start = self.folded.rfind("\n", 0, offset) + 1
-        end = self.folded.find("\n", offset)
-        return start, len(self.folded) if end == -1 else end
+    def line_start(self, offset: int) -> int:
+        return self.folded.rfind("\n", 0, offset) + 1
 
     def line(self, offset: int) -> str:
-        start, end = self.line_at(offset)
-        return self.folded[start:end]
+        start = self.line_start(offset)
+        end = self.folded.find("\n", offset)
+        return self.folded[start : len(self.folded) if end == -1 else end]
 
     def ignored(self, offset: int) -> bool:
-        return self._ignore is not None and self._ignore(self.line(offset))
+        if self._ignore is None:
+            self._ignore = _any_matcher(self.rules.ignore)
+        return self._ignore(self.line(offset))
 
     def handled(self, hit: _Hit, strong_lines: set[int]) -> bool:
         """A failure the program itself reports as handled: 'retrying', 'falling back'...
@@ -913,19 +991,19 @@ class _Scanner:
         A traceback logged right under such a line (logger.exception) is handled too.
         """
         if self._handled is None:
-            return False
-        start, _ = self.line_at(hit.start)
+            self._handled = _any_matcher(self.rules.handled)
         if self._handled(self.line(hit.start)):
             return True
+        start = self.line_start(hit.start)
         if start == 0:
             return False
-        previous_start, _ = self.line_at(start - 1)
-        return previous_start in strong_lines and self._handled(self.line(previous_start))
+        previous = self.line_start(start - 1)
+        return previous in strong_lines and self._handled(self.line(previous))
 
     def success_summary(self) -> bool:
         tail = self.folded[-_SUCCESS_TAIL:]
         compiled = (_compile(p) for p in self.rules.success)
-        return any(c is not None and c.regex.search(tail) for c in compiled)
+        return any(c is not None and c.search(tail) for c in compiled)
 
 
 def _anchor(match: re.Match[str]) -> int:
@@ -937,10 +1015,8 @@ def _anchor(match: re.Match[str]) -> int:
     return match.start()
 
 
-def _any_matcher(patterns: Sequence[str]) -> Callable[[str], bool] | None:
-    compiled = [c.regex for c in map(_compile, patterns) if c is not None]
-    if not compiled:
-        return None
+def _any_matcher(patterns: Sequence[str]) -> Callable[[str], bool]:
+    compiled = [c for c in map(_compile, patterns) if c is not None]
     return lambda line: any(regex.search(line) for regex in compiled)
 
 
@@ -952,11 +1028,12 @@ def detect(result: ToolResult, rules: Rules | None = None) -> Detection | None:
     """Is this finished command an error?  See rules.toml for the procedure and the key table."""
     if rules is None:
         rules = load_rules()
-    if _command_ignored(result.command, rules):
+    command = result.command or ""
+    if _command_ignored(command, rules):
         return None
     text = _prepare(result.output or "", rules.head_chars, rules.tail_chars)
-    line = _parse_command_line(result.command or "", rules)
-    scanner = _Scanner(text, rules, result.command or "")
+    line = _parse_command_line(command, rules)
+    scanner = _Scanner(text, rules, command)
     code = result.exit_code
     answered_no = code == 1 and any(_matches_entry(c, rules.check_commands) for c in line.commands)
     if code not in (0, None) and not answered_no:
@@ -970,29 +1047,21 @@ def detect(result: ToolResult, rules: Rules | None = None) -> Detection | None:
     return Detection(found.key, rules.title(found.key), _excerpt(text, found.offset))
 
 
-@dataclass(frozen=True)
-class _Finding:
-    key: str
-    offset: int  # folded offset of the excerpt anchor; -1 when there is nothing to show
-
-
 def _command_ignored(command: str, rules: Rules) -> bool:
-    folded = (command or "").casefold()
-    for pattern in rules.ignore_commands:
-        compiled = _compile(pattern)
-        if compiled is not None and compiled.regex.search(folded):
-            return True
-    return False
+    if not rules.ignore_commands:
+        return False
+    folded = command.casefold()
+    compiled = (_compile(p) for p in rules.ignore_commands)
+    return any(c is not None and c.search(folded) for c in compiled)
 
 
 def _classify_failure(scanner: _Scanner, code: int, interrupted: bool) -> _Finding:
     """A non-zero exit is an error: name it by the first rule that hits at all."""
     for index, rule in enumerate(scanner.rules.rules):
-        if not scanner.applies(rule):
-            continue
-        hit = next(scanner.hits(index, rule.strong + rule.weak), None)
-        if hit is not None:
-            return _Finding(rule.key, hit.anchor)
+        if scanner.may_match(rule):
+            hit = next(scanner.hits(index, rule.strong + rule.weak), None)
+            if hit is not None:
+                return _Finding(rule.key, hit.anchor)
     if interrupted:
         return _Finding(INTERRUPTED, _tail_offset(scanner))
     key = scanner.rules.exit_codes.get(code, GENERIC_NONZERO)
@@ -1002,21 +1071,21 @@ def _classify_failure(scanner: _Scanner, code: int, interrupted: bool) -> _Findi
 def _classify_text(scanner: _Scanner, line: _CommandLine, answered_no: bool) -> _Finding | None:
     """Exit 0 / unknown / a check answering no: only unguarded strong evidence is an error."""
     rules = scanner.rules
-    viewers_only = bool(line.producers) and all(_matches_entry(c, rules.viewer_commands) for c in line.producers)
-    if viewers_only:
-        return _own_diagnostic(scanner, line.producers)
-    excluded = _self_lines(scanner, line.commands, rules.check_commands) if answered_no else None
+    producers = line.producers
+    if producers and all(_matches_entry(c, rules.viewer_commands) for c in producers):
+        return _own_diagnostic(scanner, producers)
+    excluded = _self_lines(line.commands, rules.check_commands) if answered_no else None
     strong_hits = _strong_hits(scanner, excluded)
     if not strong_hits:
         return None
-    strong_lines = {scanner.line_at(h.start)[0] for h in strong_hits}
+    strong_lines = {scanner.line_start(h.start) for h in strong_hits}
     handled = [h for h in strong_hits if scanner.handled(h, strong_lines)]
     # A hit inside a handled multi-line hit (a line of a logged traceback) is handled with it.
     spans = [(h.start, h.end) for h in handled]
     live = [h for h in strong_hits if h not in handled and not any(a <= h.start < b for a, b in spans)]
     if live and scanner.success_summary():
-        keeps = rules.success_keeps
-        live = [h for h in live if rules.rules[h.rule_index].key.startswith(tuple(keeps))] if keeps else []
+        keeps = tuple(rules.success_keeps)
+        live = [h for h in live if keeps and rules.rules[h.rule_index].key.startswith(keeps)]
     if not live:
         return None
     first = min(live, key=lambda h: (h.rule_index, h.start))
@@ -1026,7 +1095,7 @@ def _classify_text(scanner: _Scanner, line: _CommandLine, answered_no: bool) -> 
 def _strong_hits(scanner: _Scanner, excluded: Callable[[str], bool] | None) -> list[_Hit]:
     hits: list[_Hit] = []
     for index, rule in enumerate(scanner.rules.rules):
-        if rule.strong and scanner.applies(rule):
+        if rule.strong and scanner.may_match(rule):
             for hit in scanner.hits(index, rule.strong):
                 if excluded is None or not excluded(scanner.line(hit.start)):
                     hits.append(hit)
@@ -1034,11 +1103,11 @@ def _strong_hits(scanner: _Scanner, excluded: Callable[[str], bool] | None) -> l
 
 
 def _refine_on_line(scanner: _Scanner, hit: _Hit) -> _Finding:
-    """A weak pattern of an earlier rule on the decisive line names the error more precisely
-    ("ERROR: ... connection refused" is a refused connection, not just an error message)."""
+    """A weak pattern of an earlier (more specific) rule on the decisive line names the error
+    better: "ERROR: ... connection refused" is a refused connection, not just a message."""
     line = scanner.line(hit.anchor)
     for index, rule in enumerate(scanner.rules.rules[: hit.rule_index]):
-        if rule.weak and scanner.applies(rule) and next(scanner.hits(index, rule.weak, line), None):
+        if rule.weak and scanner.may_match(rule) and next(scanner.hits(index, rule.weak, line), None):
             return _Finding(rule.key, hit.anchor)
     return _Finding(scanner.rules.rules[hit.rule_index].key, hit.anchor)
 
@@ -1046,7 +1115,7 @@ def _refine_on_line(scanner: _Scanner, hit: _Hit) -> _Finding:
 def _own_diagnostic(scanner: _Scanner, viewers: Sequence[_Command]) -> _Finding | None:
     """Viewer output is data; only a viewer's own complaint ("cat: x: No such file...", git's
     "fatal: ...") or the shell's ("bash: line 1: X: unbound variable") counts."""
-    names = {re.escape(c.name.casefold()) for c in viewers} | {re.escape(s) for s in _SHELLS}
+    names = {re.escape(c.name.casefold()) for c in viewers} | set(_SHELLS)
     prefixes = [rf"(?:\S*/)?(?:{'|'.join(sorted(names))})(?:\[\d+\])?: "]
     for cmd in viewers:
         prefixes += [re.escape(p.casefold()) for p in scanner.rules.diagnostics.get(cmd.name, ())]
@@ -1054,15 +1123,15 @@ def _own_diagnostic(scanner: _Scanner, viewers: Sequence[_Command]) -> _Finding 
     for match in own.finditer(scanner.folded):
         line = match.group(0)
         for index, rule in enumerate(scanner.rules.rules):
-            if scanner.applies(rule) and next(scanner.hits(index, rule.strong + rule.weak, line), None):
+            if scanner.may_match(rule) and next(scanner.hits(index, rule.strong + rule.weak, line), None):
                 return _Finding(rule.key, match.start())
     return None
 
 
-def _self_lines(scanner: _Scanner, commands: Sequence[_Command], checks: frozenset[str]) -> Callable[[str], bool]:
+def _self_lines(commands: Sequence[_Command], checks: frozenset[str]) -> Callable[[str], bool]:
     """Lines where a check program answers for itself ("bash: type: x: not found")."""
-    names = {re.escape(c.name.casefold()) for c in commands if _matches_entry(c, checks)}
-    own = re.compile(rf"^(?:[^\n:]*: )?(?:line \d+: )?(?:{'|'.join(sorted(names))}): ")
+    names = sorted({re.escape(c.name.casefold()) for c in commands if _matches_entry(c, checks)})
+    own = re.compile(rf"^(?:[^\n:]*: )?(?:line \d+: )?(?:{'|'.join(names)}): ")
     return lambda line: own.search(line) is not None
 
 
@@ -1105,11 +1174,9 @@ def _whitespace_before(s: str, i: int) -> int:
 
 
 def _whitespace_after(s: str, i: int) -> int:
-    if i >= len(s):
-        return len(s)
     while i < len(s) and not s[i].isspace():
         i += 1
-    return i
+    return min(i, len(s))
 
 
 def _truncate(s: str, limit: int) -> str:

@@ -519,8 +519,7 @@ def expand(path_spec: str, target: Target) -> Path:
 REGISTRY: dict[str, str] = {
     "claude": "self_improve.harnesses.claude_install",
     "codex": "self_improve.harnesses.codex",
-    # HOOK POINT (openclaw): self_improve/harnesses/openclaw.py joins `install --harness openclaw`
-    # and `--harness all` as soon as it defines `installer() -> Harness` (this interface).
+    # openclaw.installer() hands over to openclaw_install (skill + AGENTS.md block, --workspace).
     "openclaw": "self_improve.harnesses.openclaw",
 }
 ALL = ("claude", "codex", "openclaw")

@@ -205,3 +205,21 @@ def _exit_code(details: JsonObject, suffix_code: int | None) -> int | None:
 def _interrupted(details: JsonObject) -> bool:
     reason = details.get("exitReason")
     return bool(details.get("exitSignal")) or (isinstance(reason, str) and reason in _INTERRUPT_REASONS)
+
+
+# -- install ---------------------------------------------------------------------------------
+
+from typing import TYPE_CHECKING  # noqa: E402  (appended section; the watcher's imports stay above)
+
+if TYPE_CHECKING:
+    from self_improve.harnesses.openclaw_install import OpenClawInstaller
+
+
+def installer() -> OpenClawInstaller:
+    """``install --harness openclaw``: the skill and the AGENTS.md block (``openclaw_install``).
+
+    Imported here, not at the top: the watcher imports this module and never installs.
+    """
+    from self_improve.harnesses.openclaw_install import installer as openclaw_installer
+
+    return openclaw_installer()

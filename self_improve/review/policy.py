@@ -397,7 +397,11 @@ def archive_candidates(
         )
         for key, (why, reason) in reasons.items()
     ]
-    candidates.sort(key=lambda c: (order[c.why], c.proof.last_seen, c.entry.id))
+    # Size-cap candidates keep their value ranking; the others go oldest first.
+    rank = {key: n for n, key in enumerate(reasons)}
+    candidates.sort(
+        key=lambda c: (order[c.why], rank[c.entry.id.upper()] if c.why == "size_cap" else 0, c.proof.last_seen, c.entry.id)
+    )
     return candidates, len(active)
 
 

@@ -28,9 +28,10 @@ file (never inside the user's entry text)::
   ``index`` (its position among the file's entries) is the fallback when the predecessor has
   been deleted by hand.
 
-All writes hold the store's lock (``.learnings/.lock``) and go through atomic replacement:
-archive files first, then learnings files, so a crash in between leaves the entry in both places
-(a re-run replaces the archive copy) and never in neither.
+All writes hold the store's lock (``.learnings/.lock``) and go through atomic replacement, the
+file that gains the entry first: a crash in between leaves the entry in both places (a re-run
+of archive replaces the archive copy; restore drops the archive copy when the entry is already
+back unchanged) and never in neither.
 """
 
 from __future__ import annotations
@@ -78,7 +79,7 @@ def archive_header(year: str, eol: str = "\n") -> str:
         "---",
         "",
     ]
-    return eol.join(lines)
+    return eol.join(lines) + eol
 
 
 # ---- dates -------------------------------------------------------------------------------------
@@ -416,7 +417,7 @@ def restore_changes(read: Reader, archive_files: Sequence[str], entry_id: str) -
         entries.insert(index, new_entry)
         texts[file] = LearningsFile(parsed.preamble, tuple(entries)).render()
     archive_parsed, chunks = parse_archive(read(item.archive_file), item.archive_file)
-    kept = tuple(e for e, c in zip(archive_parsed.entries, chunks) if c is not item)
+    kept = tuple(e for e, c in zip(archive_parsed.entries, chunks) if c.entry.id.upper() != key)
     if kept or "".join(archive_parsed.preamble) not in {archive_header(_year_of(item.archive_file), eol) for eol in ("\n", "\r\n")}:
         texts[item.archive_file] = LearningsFile(archive_parsed.preamble, kept).render()
     else:
@@ -469,9 +470,10 @@ def reader(store: Store) -> Reader:
     return read
 
 
-def _write(store: Store, changes: Changes) -> None:
-    """Archive files first, then learnings files: a crash in between leaves two copies, never none."""
-    ordered = sorted(changes.items(), key=lambda item: not item[0].startswith(f"{ARCHIVE_DIR}/"))
+def _write(store: Store, changes: Changes, archive_first: bool) -> None:
+    """Write the copy that gains the entry before the one that loses it: a crash in between leaves
+    two copies (which the next run sorts out), never none."""
+    ordered = sorted(changes.items(), key=lambda item: item[0].startswith(f"{ARCHIVE_DIR}/") != archive_first)
     for name, text in ordered:
         path = store.dir / name
         if path.parent != store.dir:
@@ -504,7 +506,7 @@ def archive(store: Store, entry_ids: Sequence[str], today: date) -> list[Move]:
     _check_store(store)
     with locked(store.lock_path):
         changes, moves = archive_changes(reader(store), archive_files(store), entry_ids, today)
-        _write(store, changes)
+        _write(store, changes, archive_first=True)
     return moves
 
 
@@ -513,7 +515,7 @@ def restore(store: Store, entry_id: str) -> Move:
     _check_store(store)
     with locked(store.lock_path):
         changes, move = restore_changes(reader(store), archive_files(store), entry_id)
-        _write(store, changes)
+        _write(store, changes, archive_first=False)
     return move
 
 

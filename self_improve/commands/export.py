@@ -1,0 +1,52 @@
+"""``self-improve export [--kind K] [--json]``: the entries, for another store to ``import``.
+
+Without ``--json``: the raw Markdown of each entry, byte for byte, one after another (a valid
+learnings file body). With ``--json``: an array of objects with the fields ``list --json`` gives,
+plus ``occurrences`` (``DATE/TASK`` strings) and ``text`` (the entry's raw Markdown, the part
+``import`` reads).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from self_improve.commands._common import add_json_flag, entry_json, store_from
+from self_improve.output import print_json
+from self_improve.store.entry import KINDS, STATUSES, Entry
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser("export", help="print entries as Markdown or JSON, for `self-improve import`")
+    parser.add_argument("--kind", choices=list(KINDS))
+    parser.add_argument("--status", choices=list(STATUSES), help="only entries with this status")
+    add_json_flag(parser)
+    parser.set_defaults(func=run)
+
+
+def export_json(entry: Entry) -> dict[str, Any]:
+    return {**entry_json(entry), "occurrences": [item.render() for item in entry.occurrences], "text": entry.text}
+
+
+def export_markdown(entries: list[Entry]) -> str:
+    """Entry texts one after another; one missing final newline (a file's last entry) is added."""
+    out = []
+    for entry in entries:
+        text = entry.text
+        out.append(text if text.endswith("\n") else text + entry.eol)
+    return "".join(out)
+
+
+def run(args: argparse.Namespace) -> int:
+    store = store_from(args)
+    store._require()
+    entries = [e for e in store.entries(args.kind) if args.status is None or e.status == args.status]
+    if args.json:
+        print_json([export_json(entry) for entry in entries])
+        return 0
+    # Raw bytes: the entries' own line endings (CRLF stays CRLF), no newline translation.
+    sys.stdout.flush()
+    sys.stdout.buffer.write(export_markdown(entries).encode("utf-8", "surrogateescape"))
+    sys.stdout.flush()
+    return 0
