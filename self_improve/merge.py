@@ -506,7 +506,7 @@ def _merge_lines(
     """Field lines keyed by name, other lines by content; new lines land next to their neighbours."""
 
     def both(key: Hashable, b: tuple[str, ...] | None, o: tuple[str, ...], t: tuple[str, ...]) -> tuple[str, ...]:
-        inner, _ordinal = key  # type: ignore[misc]
+        inner: tuple[str, str] = key[0]  # type: ignore[index]  # (kind, name) from _line_key
         if inner[0] == "line":
             return o  # same content on both sides by construction
         return _merge_field_line(inner, b[0] if b else None, o[0], t[0], trio, conflicts)
@@ -556,7 +556,11 @@ def _joined(lines: Sequence[str], eol: str) -> tuple[str, ...]:
     return tuple(_terminated(line, eol) if n + 1 < len(lines) else line for n, line in enumerate(lines))
 
 
-def _pick(base: object, ours: object, theirs: object) -> object:
+T = TypeVar("T")
+
+
+def _pick(base: T | None, ours: T, theirs: T) -> T:
+    """A part that is not worth a conflict: the changed side, ours if both changed."""
     return theirs if ours == base else ours
 
 
@@ -587,7 +591,7 @@ def merge_entry(base: Entry | None, ours: Entry, theirs: Entry, *, keep: int = D
         theirs_new_at_end=False,
     )
     trailer = _pick(b.trailer if b else None, o.trailer, t.trailer)
-    lines = [header, *preface, *(line for chunk in merged_sections for line in chunk), *trailer]  # type: ignore[list-item]
+    lines = [header, *preface, *(line for chunk in merged_sections for line in chunk), *trailer]
     return MergeResult("".join(_joined([line for line in lines if line], ours.eol)), tuple(conflicts.places))
 
 

@@ -141,17 +141,21 @@ def pending_count(projects: Iterable[Path]) -> int:
     return sum(count(project) for project in sorted(set(projects)))
 
 
-def refresh_for_projects(projects: Iterable[Path], workspace: Path | None = None) -> bool:
-    """Recount over ``projects`` and refresh the workspace's line; warn, never raise.
+def refresh_for_projects(projects: Iterable[Path], workspace: Path | None = None) -> None:
+    """Recount over ``projects`` and refresh the workspace's line; warn on stderr, never raise.
 
-    Called after a watcher or sweep pass: a damaged AGENTS.md must not stop the recording.
+    Runs after a watcher or sweep pass (the ``on_recorded`` callback): a damaged AGENTS.md must
+    not stop the recording. ``workspace`` defaults to OpenClaw's (``$OPENCLAW_WORKSPACE_DIR``, else
+    ``~/.openclaw/workspace``).
     """
     from self_improve.harnesses.openclaw import default_workspace
 
     where = workspace if workspace is not None else default_workspace()
     try:
-        return refresh_pending_line(where, pending_count(projects))
+        refresh_pending_line(where, pending_count(projects))
     except (ManagedBlockError, OSError) as exc:
-        print(f"self-improve: warning: pending line in {where / AGENTS_FILE} not refreshed: {exc}",
-              file=sys.stderr, flush=True)
-        return False
+        print(
+            f"self-improve: warning: pending line in {where / AGENTS_FILE} not refreshed: {exc}",
+            file=sys.stderr,
+            flush=True,
+        )

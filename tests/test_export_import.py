@@ -37,13 +37,15 @@ def log(store: Store, summary: str, key: str = "", session: str = "s", now: date
 def export(store: Store, *args: str) -> bytes:
     # Bytes, not text: universal newlines would hide a CRLF.
     env = {**os.environ, "PYTHONPATH": str(REPO), "NO_COLOR": "1"}
-    done = subprocess.run([*CLI, "--root", str(store.root), "export", *args], capture_output=True, env=env, timeout=60)
+    done = subprocess.run(
+        [*CLI, "--root", str(store.root), "export", *args], capture_output=True, env=env, timeout=60, check=False
+    )
     assert done.returncode == 0, done.stderr
     return done.stdout
 
 
 def exported_entries(store: Store) -> list[Entry]:
-    return parse_text(export(store).decode()).entries
+    return list(parse_text(export(store).decode()).entries)
 
 
 @pytest.fixture()

@@ -510,3 +510,48 @@ def test_random_histories_never_lose_an_entry(
     # Ours' order first, then theirs' additions.
     ours_part = [entry_id for entry_id in ids(ours) if entry_id in merged]
     assert ids(result.text)[: len(ours_part)] == ours_part
+
+
+RULE_IDS = tuple(f"LRN-20260301-r{n}" for n in range(5))
+block_operation = st.one_of(
+    st.tuples(st.just("promote"), st.integers(0, 4), st.integers(0, 2)),
+    st.tuples(st.just("retire"), st.integers(0, 4)),
+)
+
+
+def apply_block_operations(text: str, operations: list[tuple]) -> str:
+    for op in operations:
+        if op[0] == "promote":
+            text = upsert_rule(text, RULE_IDS[op[1]], f"rule {op[1]} wording {op[2]}")
+        else:
+            text = remove_rule(text, RULE_IDS[op[1]])
+    return text
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    base_ops=st.lists(block_operation, max_size=5),
+    ours_ops=st.lists(block_operation, max_size=5),
+    theirs_ops=st.lists(block_operation, max_size=5),
+)
+def test_random_promotions_and_retirements_merge_as_a_union(
+    base_ops: list[tuple], ours_ops: list[tuple], theirs_ops: list[tuple]
+) -> None:
+    base = apply_block_operations(USER_TEXT, base_ops)
+    ours = apply_block_operations(base, ours_ops)
+    theirs = apply_block_operations(base, theirs_ops)
+    result = merge_managed(base, ours, theirs)
+    assert result.clean
+    b, o, t = ({r.entry_id: r.text for r in list_rules(x)} for x in (base, ours, theirs))
+    expected: dict[str, str] = {}
+    for rule_id in RULE_IDS:
+        if rule_id in o and rule_id in t:
+            expected[rule_id] = t[rule_id] if o[rule_id] == b.get(rule_id) else o[rule_id]
+        elif rule_id in o or rule_id in t:
+            text = o.get(rule_id) or t[rule_id]
+            if text != b.get(rule_id):  # deleted on the other side and unchanged here: gone
+                expected[rule_id] = text
+    assert {r.entry_id: r.text for r in list_rules(result.text)} == expected
+    assert result.text.startswith(USER_TEXT.rstrip("\n"))  # the user's text is never lost
+    if not expected:
+        assert result.text == USER_TEXT

@@ -7,7 +7,6 @@ import os
 import shlex
 import subprocess
 import sys
-from collections import Counter
 from datetime import date, datetime, timezone
 from pathlib import Path
 
@@ -42,7 +41,7 @@ def git_env(home: Path) -> dict[str, str]:
 
 
 def git(repo: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
-    done = subprocess.run(["git", *args], cwd=repo, env=git_env(repo.parent), capture_output=True, text=True, timeout=120)
+    done = subprocess.run(["git", *args], check=False, cwd=repo, env=git_env(repo.parent), capture_output=True, text=True, timeout=120)
     if check and done.returncode != 0:
         raise AssertionError(f"git {' '.join(args)} failed ({done.returncode}):\n{done.stdout}\n{done.stderr}")
     return done
@@ -356,3 +355,27 @@ def test_control_without_the_driver_the_same_histories_conflict(project: tuple[P
     git(repo, "checkout", "-q", "a")
     merged = git(repo, "merge", "--no-edit", "b", check=False)
     assert merged.returncode != 0 and "CONFLICT" in merged.stdout
+
+
+def test_driver_bounds_occurrences_with_the_projects_setting(project: tuple[Path, Store]) -> None:
+    repo, store = project
+    assert run_cli("config", "set", "log.max_occurrences", "3", cwd=repo).returncode == 0
+    store = Store(repo)  # re-read the config
+    register_driver_by_hand(repo)
+    commit_all(repo, "base")
+    git(repo, "checkout", "-q", "-b", "a")
+    branch_work(store, "a", A_DAY, {0: 2})
+    commit_all(repo, "a")
+    git(repo, "checkout", "-q", "main")
+    branch_work(store, "b", B_DAY, {0: 2})
+    commit_all(repo, "b")
+    assert git(repo, "merge", "--no-edit", "a", check=False).returncode == 0
+    entry = entries_by_key(store)["shared.0"]
+    assert entry.recurrence_count == 5
+    assert len(entry.occurrences) == 3
+    # 5 occurrences sorted by date, 5 distinct tasks: the store's rule drops the two oldest.
+    assert list(entry.occurrences) == [
+        Occurrence("2026-03-02", task_hash("a-bump-0-1")),
+        Occurrence("2026-03-03", task_hash("b-bump-0-0")),
+        Occurrence("2026-03-03", task_hash("b-bump-0-1")),
+    ]

@@ -77,7 +77,7 @@ def use_workspace(workspace: str | None, harnesses: list[Harness]) -> None:
     if not path.is_dir():
         raise SelfImproveError(f"--workspace {path} is not a directory")
     for harness in takers:
-        setattr(harness, "workspace", path)
+        harness.workspace = path  # hasattr above: not part of the Harness protocol
 
 
 def execute(args: argparse.Namespace, plan: PlanFn, *, notes: bool) -> int:

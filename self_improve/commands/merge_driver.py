@@ -18,8 +18,10 @@ import argparse
 import sys
 from pathlib import Path
 
+from self_improve import config as config_mod
 from self_improve.merge import DEFAULT_KEEP, MergeResult, git_text_merge, merge_file
 from self_improve.output import error_line
+from self_improve.paths import LEARNINGS_DIR
 
 HELP = "git merge driver for .learnings/ and managed rule blocks (see `self-improve install --git`)"
 
@@ -49,22 +51,22 @@ def _write(path: Path, text: str) -> None:
     path.write_bytes(text.encode("utf-8", "surrogateescape"))
 
 
-def _keep() -> int:
-    """``log.max_occurrences`` of the project git runs us in (git's cwd is the worktree root)."""
+def _keep(path: str) -> int:
+    """``log.max_occurrences`` of the store ``path`` belongs to (git runs us in the worktree root)."""
+    parts = Path(path).parts
+    if LEARNINGS_DIR not in parts[:-1]:
+        return DEFAULT_KEEP
+    learnings = Path(*parts[: parts.index(LEARNINGS_DIR) + 1])
     try:
-        from self_improve import config as config_mod
-        from self_improve.paths import LEARNINGS_DIR, find_root
-
-        value = config_mod.get(config_mod.load(find_root() / LEARNINGS_DIR), "log.max_occurrences")
-        return int(value)
-    except Exception:  # a broken config must not break a merge: the store's default then
+        return int(config_mod.get(config_mod.load(learnings), "log.max_occurrences"))
+    except Exception:  # noqa: BLE001 -- a broken config must not break a merge: the store's default then
         return DEFAULT_KEEP
 
 
 def merge_paths(base: Path, ours: Path, theirs: Path, path: str) -> MergeResult:
     """Merge the three files and write the result to ``ours``."""
     texts = (_read(base), _read(ours), _read(theirs))
-    result = merge_file(path or str(ours), *texts, keep=_keep(), text_merge=git_text_merge)
+    result = merge_file(path or str(ours), *texts, keep=_keep(path), text_merge=git_text_merge)
     if result.text != texts[1]:
         _write(ours, result.text)
     return result
@@ -74,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
     label = args.path or args.ours
     try:
         result = merge_paths(Path(args.base), Path(args.ours), Path(args.theirs), args.path)
-    except Exception as exc:  # never crash git: fall back to its own line merge, and say so
+    except Exception as exc:  # noqa: BLE001 -- never crash git: fall back to its own line merge, and say so
         _fallback(Path(args.base), Path(args.ours), Path(args.theirs))
         error_line(f"merge-driver: {label}: {type(exc).__name__}: {exc}; left git's line merge (with conflict markers)")
         return 1
@@ -91,5 +93,5 @@ def _fallback(base: Path, ours: Path, theirs: Path) -> None:
     try:
         merged = git_text_merge(_read(base), _read(ours), _read(theirs))
         _write(ours, merged.text)
-    except Exception:  # %A stays as it was: ours, untouched
+    except Exception:  # noqa: BLE001, S110 -- %A stays as it was: ours, untouched
         pass

@@ -79,12 +79,18 @@ def parse_since(text: str, now: datetime | None = None) -> datetime:
 
 def run(args: argparse.Namespace) -> int:
     from self_improve.harnesses import openclaw
+    from self_improve.openclaw_block import refresh_for_projects
     from self_improve.openclaw_watch import Offsets, OffsetsError, sweep, zstd_backend
 
     since = parse_since(args.since) if args.since else None
     state, offsets_path = resolve_paths(args)
     try:
-        report = sweep(openclaw.transcript_databases(state), offsets=Offsets(offsets_path), since=since)
+        report = sweep(
+            openclaw.transcript_databases(state),
+            offsets=Offsets(offsets_path),
+            since=since,
+            on_recorded=refresh_for_projects,  # the "Pending triage" line of the workspace block
+        )
     except OffsetsError as exc:
         raise SelfImproveError(str(exc)) from exc
     if args.json:

@@ -11,6 +11,7 @@ import signal
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, Any
@@ -54,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
                 state,
                 offsets=Offsets(offsets_path),
                 stop=stop,
-                on_recorded=on_recorded,
+                on_recorded=_ProjectsSeen(),
                 on_pass=lambda report: _report_pass(report, say),
                 options=WatchOptions(debounce_s=args.debounce),
             )
@@ -65,10 +66,23 @@ def run(args: argparse.Namespace) -> int:
 
 
 def on_recorded(projects: frozenset[Path]) -> None:
-    """Called after each pass that recorded something, with the projects it touched.
+    """Called after each pass that recorded something, with the projects it touched: show their
+    summed pending-triage count in the workspace AGENTS.md block (no block: nothing happens)."""
+    from self_improve.openclaw_block import refresh_for_projects
 
-    The seam for refreshing the "Pending triage" line of the workspace AGENTS.md block.
-    """
+    refresh_for_projects(projects)
+
+
+@dataclass
+class _ProjectsSeen:
+    """Every project the watcher recorded into so far: a pass that touched only project B must not
+    drop project A's pending errors from the count."""
+
+    projects: set[Path] = field(default_factory=set)
+
+    def __call__(self, projects: frozenset[Path]) -> None:
+        self.projects |= projects
+        on_recorded(frozenset(self.projects))
 
 
 def _report_pass(report: SweepReport, say: Callable[[str], None]) -> None:

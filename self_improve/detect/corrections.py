@@ -20,8 +20,9 @@ Decisions on borderline forms (tests/data/corrections.jsonl holds labelled examp
 - A pattern that also fits a genuine question ("is this the wrong file?", 应该用哪个库？)
   is skipped when its sentence ends with a question mark; "why did you ...?" is always one.
 
-Matching is on the case-folded prompt (str.casefold), with curly apostrophes straightened.
-Patterns are compiled on first use.
+Matching is on the case-folded prompt (str.casefold), with curly apostrophes straightened; of
+a long prompt only the first 2,000 and last 500 characters are read.  A pattern is compiled
+(once per process) only when one of its needles occurs in the prompt.
 """
 
 from __future__ import annotations
@@ -124,16 +125,114 @@ PATTERNS: tuple[_Pattern, ...] = (
     _Pattern("zh.revert", r"(?:撤销|撤回|还原|回滚|回退)(?:到)?(?:刚才|你的|你|这个|这次|那个|上次|上一个|上个|之前|原来|掉|吧|一下)|改回(?:去|来)|恢复(?:原样|原来)", skip_questions=True),
 )
 
+# Literals of which every match of a pattern contains one (case-folded).  A pattern is compiled
+# and tried only when one of its needles is in the prompt: compiling all of them costs ~10 ms,
+# more than a hook can spend.  tests/detect/test_corrections.py proves each list sound.
+_NEEDLES: dict[str, tuple[str, ...]] = {
+    'en.no': ('no', 'nah'),
+    'en.thats-wrong': (
+        "it's", 'it is', 'thats', "that's", "you're", 'that is', 'this is', 'you are', 'that was',
+        'this was', 'you were',
+    ),
+    'en.looks-wrong': (
+        "it's", " can't", ' right', " won't", "that's", ' answer', ' cannot', ' output', ' result',
+        'this is', 'way off', ' correct', " doesn't", ' does not', ' will not', " wouldn't",
+        ' calculation',
+    ),
+    'en.still-wrong': ('wrong', 'incorrect', 'same ', 'still ', 'after your '),
+    'en.didnt-work': ("isn't", "won't", "didn't", 'is not', 'did not', "doesn't", 'does not'),
+    'en.not-what-i-asked': (
+        ' got ', ' bogus', 'not the', ' made up', 'not what', ' invented', ' fabricated',
+        ' what i need', ' what i said', ' hallucinated', ' what i asked', ' what i meant',
+        ' what i wanted', ' what i requested', 'where did you get', ' what i had in mind',
+    ),
+    'en.i-wanted-x-not-y': ('i said', 'i meant', 'i needed', 'i wanted', 'i asked for'),
+    'en.thats-not-how': ('not ', 'doing it wrong'),
+    'en.unneeded': (
+        ' needed', ' overkill', ' required', ' asked for', ' necessary', 'no need to',
+        'no need for', ' unnecessary', ' way too much', ' overcomplicated', ' too complicated',
+    ),
+    'en.it-broke': ('broke', 'breaks', 'killed', 'ruined', 'is breaking'),
+    'en.i-told-you': (
+        'did', 'said', 'told', 'as i ', 'asked', 'i meant', 'i never', 'i clearly', 'i explicitly',
+        'i specifically',
+    ),
+    'en.already-discussed': (' time', 'we ', 'already', 'how many times'),
+    'en.you-did-wrong': (
+        ' keep', ' kept', ' broke', ' undid', " didn't", ' forget', ' forgot', ' missed',
+        ' deleted', ' did not', ' dropped', " haven't", ' ignored', ' made up', ' misread',
+        ' removed', ' renamed', ' rewrote', ' skipped', ' disabled', ' have not', ' invented',
+        ' replaced', ' reverted', ' hardcoded', ' messed up', ' overwrote', ' truncated',
+        ' duplicated', ' introduced', ' overwritten', ' reformatted', ' did it again',
+        ' hallucinated', ' commented out', ' made it worse', ' misunderstood', ' used the wrong',
+        ' edited the wrong', ' changed the wrong', ' made things worse',
+    ),
+    'en.you-again': ('again',),
+    'en.you-are-doing': (
+        ' breaking', ' deleting', ' ignoring', ' removing', ' confusing', ' mixing up',
+        ' making stuff', ' overthinking', ' hallucinating', ' making things', ' not following',
+        ' not listening', ' overengineering', ' going in circles', ' over-engineering',
+        ' overcomplicating',
+    ),
+    'en.you-were-supposed': (
+        "you're", 'you are', 'you were', "you mustn't", 'same mistake', 'you must not',
+        "you shouldn't", 'you should not',
+    ),
+    'en.why-did-you': (' you ', 'why are', 'why were', "why'd you"),
+    'en.wrong-thing': ('wrong ',),
+    'en.dont-use-x-use-y': ('dont', 'stop', "don't", 'never', 'do not', "let's not"),
+    'en.use-instead': (' instead',),
+    'en.dont-again': (
+        'again', 'another', 'anymore', 'any more', 'each time', 'every time', 'all the time',
+    ),
+    'en.dont-invent': (
+        ' guess', ' assume', ' invent', ' make up', ' pretend', ' assuming', ' making up',
+        ' hallucinate', ' hallucinating',
+    ),
+    'en.stop': ('stop',),
+    'en.dont-do-that': (
+        'dont', "don't", 'do not', 'leave it', 'leave that', 'leave the ', 'leave them',
+        'leave those',
+    ),
+    'en.revert': ('roll', 'undo', ' back', 'reset', 'revert'),
+    'en.actually': ('wait', 'hold on', 'hold up', 'actually'),
+    'zh.not-right': ('不对',),
+    'zh.wrong': ('写', '删', '弄', '想', '搞', '改', '用', '看', '记', '理解', '错了', '错的'),
+    'zh.not-this': ('不是', '我要', '我想要', '要的是', '我说的是'),
+    'zh.still-broken': (
+        '写', '弄', '搞', '放', '看', '你却', '回去', '回来', '必要', '我没', '改坏', '理解', '破坏', '原来的', '我从没',
+        '我又没', '的异常', '的报错', '的错误', '的问题', '说好的', '谁让你', '还是错', '之前一样', '我并没有', '还是不对', '还是不行',
+        '还是失败', '还是报错', '这样不好', '这样不对', '这样不行', '这样不可以',
+    ),
+    'zh.should-use': ('应该改', '应该是', '应该用', '应该使用', '应该写成', '应该放在'),
+    'zh.dont': ('别', '不准', '不用', '不要', '不许', '禁止'),
+    'zh.told-you': ('提过', '讲了', '讲过', '说了', '说过', '强调过', '告诉你了', '告诉过你'),
+    'zh.you-did-wrong': (
+        '你做', '你写', '你删', '你加', '你又', '你把', '你改', '你没', '你居然', '你忘了', '你漏了', '你竟然', '你还是', '怎么又',
+        '你忽略了', '你怎么会', '你怎么把', '你怎么能', '你怎么还', '你跳过了', '你这样做', '你这样写', '你这样改',
+    ),
+    'zh.why-did-you': ('为什么',),
+    'zh.revert': ('回滚', '回退', '撤回', '撤销', '还原', '改回去', '改回来', '恢复原来', '恢复原样'),
+}
+
 _APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'"})
 _SENTENCE_END = re.compile(r"[?？.!。！\n]")
 
 
-@lru_cache(maxsize=1)
-def _compiled() -> tuple[tuple[_Pattern, re.Pattern[str]], ...]:
-    return tuple((p, re.compile(p.regex, re.MULTILINE)) for p in PATTERNS)
+# A correction is said in a sentence or two; a long prompt is mostly pasted material (logs,
+# code), so only its start and its end are read.
+HEAD_CHARS = 2000
+TAIL_CHARS = 500
+
+
+@lru_cache(maxsize=None)
+def _compiled(pattern: _Pattern) -> re.Pattern[str]:
+    return re.compile(pattern.regex, re.MULTILINE)
 
 
 def _normalise(text: str) -> str:
+    if len(text) > HEAD_CHARS + TAIL_CHARS:
+        text = f"{text[:HEAD_CHARS]}\n{text[-TAIL_CHARS:]}"
     return text.translate(_APOSTROPHES).casefold()
 
 
@@ -148,8 +247,11 @@ def detect_correction(prompt: Prompt) -> CorrectionHit | None:
     text = _normalise(prompt.text or "")
     if not text.strip():
         return None
-    for pattern, regex in _compiled():
-        for match in regex.finditer(text):
+    for pattern in PATTERNS:
+        needles = _NEEDLES.get(pattern.name, ())
+        if needles and not any(n in text for n in needles):
+            continue
+        for match in _compiled(pattern).finditer(text):
             if pattern.skip_questions and _in_question(text, match.end()):
                 continue
             return CorrectionHit(pattern.name, pattern.language)

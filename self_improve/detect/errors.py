@@ -252,17 +252,18 @@ class _UserOverrides:
         return user
 
 
-def _strings(table: Mapping[str, Any], name: str, warnings: list[str]) -> list[str]:
-    """A list of strings from a user table; a lone string is accepted as a list of one."""
+def _strings(table: Mapping[str, Any], name: str, warnings: list[str], where: str = "") -> list[str]:
+    """A list of strings from a user table; a string is read as one item per line."""
     value = table.get(name, ())
+    label = f"{where}.{name}" if where else name
     if isinstance(value, str):
-        value = list(_lines(value))  # a multi-line string: one item per line
+        value = list(_lines(value))
     if not isinstance(value, (list, tuple)):
-        warnings.append(f"[detect] {name} must be a list of strings; ignored")
+        warnings.append(f"[detect] {label} must be a list of strings; ignored")
         return []
     good = [v for v in value if isinstance(v, str)]
     if len(good) != len(value):
-        warnings.append(f"[detect] {name}: non-string entries ignored")
+        warnings.append(f"[detect] {label}: non-string entries ignored")
     return good
 
 
@@ -303,11 +304,11 @@ def _user_rule(raw: object, index: int, warnings: list[str]) -> Rule | None:
     if not isinstance(key, str) or not _is_pattern_key(key):
         warnings.append(f"[detect] {where}: key must look like 'area.symptom'; skipped")
         return None
-    strong = tuple(_valid_patterns(_strings(raw, "strong", warnings), f"{where}.strong", warnings))
-    weak = tuple(_valid_patterns(_strings(raw, "weak", warnings), f"{where}.weak", warnings))
+    strong = tuple(_valid_patterns(_strings(raw, "strong", warnings, where), f"{where}.strong", warnings))
+    weak = tuple(_valid_patterns(_strings(raw, "weak", warnings, where), f"{where}.weak", warnings))
     command = raw.get("command")
     if command is not None:
-        checked = list(_valid_patterns(_strings(raw, "command", warnings), f"{where}.command", warnings))
+        checked = list(_valid_patterns(_strings(raw, "command", warnings, where), f"{where}.command", warnings))
         if not checked:
             return None  # a rule whose scope is unreadable must not widen to every command
         command = checked[0]

@@ -207,9 +207,9 @@ def _interrupted(details: JsonObject) -> bool:
     return bool(details.get("exitSignal")) or (isinstance(reason, str) and reason in _INTERRUPT_REASONS)
 
 
-# -- install ---------------------------------------------------------------------------------
+# -- install (appended; the imports at the top are the watcher's and stay as they were) --------
 
-from typing import TYPE_CHECKING  # noqa: E402  (appended section; the watcher's imports stay above)
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from self_improve.harnesses.openclaw_install import OpenClawInstaller

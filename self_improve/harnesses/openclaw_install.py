@@ -50,7 +50,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from self_improve.errors import SelfImproveError, UsageError
-from self_improve.harnesses.installer import FileChange, Manifest, Target, checkout_root, load_manifest
+from self_improve.harnesses.installer import (
+    FileChange,
+    Manifest,
+    Target,
+    checkout_root,
+    load_manifest,
+)
 from self_improve.openclaw_block import (
     AGENTS_FILE,
     has_block,
@@ -520,8 +526,10 @@ class OpenClawInstaller:
         if not self.workspace_for(target).is_dir():
             return []
         return [
-            f"{NAME}: run `self-improve watch` (or `self-improve sweep` now and then) to record failing "
-            "commands from OpenClaw's transcripts and keep the block's Pending triage line current"
+            (
+                f"{NAME}: run `self-improve watch` (or `self-improve sweep` now and then) to record failing "
+                "commands from OpenClaw's transcripts and keep the block's Pending triage line current"
+            )
         ]
 
 

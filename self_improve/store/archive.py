@@ -12,6 +12,7 @@ file (never inside the user's entry text)::
     ---
     <!-- self-improve:archived {"after":"ERR-20250110-x1y","eol_added":false,"file":"ERRORS.md",…} -->
 
+
 - ``undo``: the lines our status edit replaced (``old``) and wrote (``new``) at line ``at`` of
   the entry; restore puts ``old`` back, so the original status line returns with its exact
   spelling and line ending, and a Status line we had to add disappears again. ``status`` is the
@@ -173,10 +174,14 @@ class ArchivedEntry:
 
 
 def _split_chunk(entry: Entry, archive_file: str) -> ArchivedEntry:
+    """The record is the chunk's last non-blank line (a blank line follows it, for readability)."""
     lines = entry.lines
-    record = parse_record(lines[-1]) if lines else None
+    last = len(lines) - 1
+    while last > 0 and not strip_eol(lines[last]).strip():
+        last -= 1
+    record = parse_record(lines[last]) if lines else None
     if record is not None and record.entry_id.upper() == entry.id.upper():
-        return ArchivedEntry(Entry(lines[:-1], file=entry.file, line=entry.line), record, archive_file)
+        return ArchivedEntry(Entry(lines[:last], file=entry.file, line=entry.line), record, archive_file)
     return ArchivedEntry(entry, None, archive_file)
 
 
@@ -227,7 +232,7 @@ def archived_form(entry: Entry, after: str, index: int, file: str, today: date) 
         eol_added=eol_added,
         archived_on=today.isoformat(),
     )
-    return text + record.render(entry.eol)
+    return text + record.render(entry.eol) + entry.eol
 
 
 def original_form(archived: ArchivedEntry) -> str:

@@ -31,7 +31,7 @@ import hashlib
 import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
@@ -117,7 +117,7 @@ class _KindFile:
     preamble: tuple[str, ...]
     entries: list[Entry]
     original: str
-    eol: str = field(default="\n")
+    eol: str = "\n"
 
     def render(self) -> str:
         return LearningsFile(self.preamble, tuple(self.entries)).render()

@@ -1,9 +1,11 @@
 """The real OpenClaw, offline, against a loopback model mock: the only proof the loop closes.
 
-One ``openclaw agent --local`` turn in which the (mock) model runs a failing ``exec`` inside a
-project that has ``.learnings/``; then ``self-improve sweep`` must record that failure in the
-project's ERRORS.md, and the workspace AGENTS.md block and our skill must have reached the
-system prompt.  Heavy (a private Node 24 and OpenClaw from npm, cached after the first run):
+``self-improve install --harness openclaw --workspace W`` puts our skill and the reminder block
+into the workspace; one ``openclaw agent --local`` turn in which the (mock) model runs a failing
+``exec`` inside a project that has ``.learnings/``; then the block and the skill must have reached
+the system prompt, ``self-improve sweep`` must record that failure in the project's ERRORS.md and
+refresh the block's "Pending triage" line, and ``self-improve uninstall`` must give AGENTS.md back
+byte for byte.  Heavy (a private Node 24 and OpenClaw from npm, cached after the first run):
 marked ``openclaw``.
 
 How the exec cwd is chosen: OpenClaw runs ``exec`` in the agent workspace whatever the
@@ -35,26 +37,17 @@ pytestmark = pytest.mark.openclaw
 REPO = Path(__file__).resolve().parents[2]
 TURN_TIMEOUT_S = 300.0
 FAILING_COMMAND = "ls /nonexistent-self-improve-e2e"
-BLOCK_TEXT = "SELF-IMPROVE-E2E: check .learnings/ before repeating a failing command."
-AGENTS_MD = f"""# AGENTS.md
+# The user's own AGENTS.md, before install: the installer appends our block after it.
+AGENTS_MD = """# AGENTS.md
 
 ## Tools
 - Use exec for shell commands.
-
-<!-- self-improve:begin v1 -->
-## Learned rules (self-improve)
-{BLOCK_TEXT}
-<!-- self-improve:end -->
 """
 SKILL_NAME = "self-improvement"
-SKILL_MD = f"""---
-name: {SKILL_NAME}
-description: Record errors and corrections in .learnings/ and review them before retrying.
----
-# Self-improvement
-
-Run `self-improve list` to see what went wrong before.
-"""
+BLOCK_BEGIN = "<!-- self-improve:openclaw:begin (managed by `self-improve install`) -->"
+BLOCK_END = "<!-- self-improve:openclaw:end -->"
+PENDING_NONE = "Pending triage: 0 errors recorded since last review"
+PENDING_ONE = "Pending triage: 1 error recorded since last review"
 # Runs a verb through main.py once main lists it; until then through the verb module itself.
 _CLI_DRIVER = """
 import argparse, importlib, sys
@@ -78,6 +71,13 @@ class Sandbox:
     workspace: Path
     project: Path
     xdg_state: Path
+
+    @property
+    def skill_dir(self) -> Path:
+        return self.workspace / "skills" / SKILL_NAME
+
+    def agents_md(self) -> str:
+        return (self.workspace / "AGENTS.md").read_text()
 
     def env(self) -> dict[str, str]:
         # A clean environment: nothing of the developer's ~/.openclaw or proxies leaks in.
@@ -118,11 +118,19 @@ def sandbox(tmp_path: Path) -> Sandbox:
     for directory in (box.home, box.state, box.workspace, box.project):
         directory.mkdir(parents=True)
     (box.workspace / "AGENTS.md").write_text(AGENTS_MD)
-    skill = box.workspace / "skills" / SKILL_NAME / "SKILL.md"
-    skill.parent.mkdir(parents=True)
-    skill.write_text(SKILL_MD)
     _init_learnings(box.project)
+    installed = self_improve(box, "install", "--harness", "openclaw", "--workspace", str(box.workspace))
+    assert installed.returncode == 0, installed.stderr
+    assert installed.stdout.splitlines()[:2] == [
+        f"openclaw: install the skill into {box.skill_dir} ({len(list(_skill_files()))} files)",
+        f"openclaw: add the reminder block to {box.workspace / 'AGENTS.md'}",
+    ], installed.stdout
     return box
+
+
+def _skill_files() -> list[Path]:
+    skill = REPO / "skill"
+    return [skill / "SKILL.md", *(p for p in sorted((skill / "references").rglob("*")) if p.is_file())]
 
 
 def _init_learnings(project: Path) -> None:
@@ -199,12 +207,16 @@ def test_a_failing_exec_in_openclaw_lands_in_the_projects_errors(
     assert len(mock.requests) == 2, [r.get("path") for r in mock.requests]
     assert "MOCK-REPLY-OK" in proc.stdout
 
-    # What reached the model: our AGENTS.md block (markers kept) and the skill's listing.
+    # What reached the model: the installed AGENTS.md, user text and our block verbatim (markers
+    # kept), and the installed skill's listing (name from its frontmatter, and its location).
     system = "\n".join(mock.system_prompts())
-    assert BLOCK_TEXT in system
-    assert "<!-- self-improve:begin v1 -->" in system
+    installed_agents = sandbox.agents_md()
+    assert installed_agents.startswith(AGENTS_MD + "\n" + BLOCK_BEGIN + "\n")
+    block = installed_agents[len(AGENTS_MD) + 1 :]
+    assert block.rstrip("\n") in system
+    assert PENDING_NONE in system and BLOCK_END in system
     assert f"<name>{SKILL_NAME}</name>" in system
-    assert str(sandbox.workspace / "skills" / SKILL_NAME / "SKILL.md") in system
+    assert str(sandbox.skill_dir / "SKILL.md") in system
 
     # The watcher's side: one sweep records exactly this failure, a second records nothing.
     started = time.monotonic()
@@ -221,10 +233,20 @@ def test_a_failing_exec_in_openclaw_lands_in_the_projects_errors(
     assert f"OpenClaw exec: `{FAILING_COMMAND}` (exit 2)" in errors_md  # the joined command
     assert (sandbox.xdg_state / "self-improve" / "openclaw-offsets.json").is_file()
 
+    # The sweep that recorded refreshed the block's pending line, and only that line.
+    assert sandbox.agents_md() == installed_agents.replace(PENDING_NONE, PENDING_ONE)
+
     again = self_improve(sandbox, "sweep", "--state-dir", str(sandbox.state), "--json")
     assert again.returncode == 0, again.stderr
     assert json.loads(again.stdout)["errors_recorded"] == 0
     assert (sandbox.project / ".learnings" / "ERRORS.md").read_text() == errors_md
+
+    # OpenClaw ran in this workspace (it added SOUL.md and friends), and uninstall still gives the
+    # user's AGENTS.md back byte for byte and takes the skill folder with it.
+    removed = self_improve(sandbox, "uninstall", "--harness", "openclaw", "--workspace", str(sandbox.workspace))
+    assert removed.returncode == 0, removed.stderr
+    assert sandbox.agents_md() == AGENTS_MD
+    assert not (sandbox.workspace / "skills").exists()
 
 
 def test_watch_records_while_openclaw_runs(openclaw_install: OpenClawInstall, sandbox: Sandbox) -> None:
@@ -260,5 +282,7 @@ def test_watch_records_while_openclaw_runs(openclaw_install: OpenClawInstall, sa
             watcher.communicate()
     assert watcher.returncode == 0, err
     assert "recorded 1 error(s)" in out, out
+    assert "warning" not in out + err, out + err
     text = errors_md.read_text()
     assert text.count("## [ERR-") == 1 and "Recurrence-Count: 1" in text, text  # once, not twice
+    assert PENDING_ONE in sandbox.agents_md()  # the watcher's on_recorded refreshed the block

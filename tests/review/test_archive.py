@@ -80,7 +80,7 @@ def test_entry_without_final_newline_and_status_line_round_trips(tmp_path: Path)
     archive_mod.archive(store, ["ERR-20250101-aaa"], TODAY)
     assert store.file_for("error").read_bytes() == b"# Errors\r\n\r\n"
     archived = (store.dir / "archive" / "2026.md").read_bytes()  # no date at all: the current year
-    assert b"**Status**: archived\r\n" in archived and archived.endswith(b" -->\r\n")
+    assert b"**Status**: archived\r\n" in archived and archived.endswith(b" -->\r\n\r\n")
     archive_mod.restore(store, "ERR-20250101-aaa")
     assert store.file_for("error").read_bytes() == original.encode("utf-8")
 

@@ -136,17 +136,17 @@ def test_yes_applies_every_proposal(project: Path) -> None:
 
 def test_interactive_session(project: Path) -> None:
     answers = "\n".join([
-        "e", "Use `pnpm`; never `npm`.", "x", "p",  # edit the rule, a wrong answer, promote
-        "t", "../AGENTS.md", "t", "docs/AGENTS.md", "p",  # a refused target, then a good one
-        "p", "s",  # no rule to promote: skip
+        "e", "Run `make deps` first, then `make test`.", "x", "p",  # bbb: edit the rule, a wrong answer, promote
+        "t", "CLAUDE.txt", "t", "docs/AGENTS.md", "p",  # aaa: a refused target, then a good one
+        "p", "s",  # ccc: no rule to promote, so skip
         "a",  # archive ddd
         "s",  # keep eee
         "r",  # retire fff
     ]) + "\n"
     check_golden("review-interactive.txt", review(project, input=answers, env=INTERACTIVE))
     assert "<!-- LRN-20250901-fff -->" not in (project / "CLAUDE.md").read_text(encoding="utf-8")
-    assert "- Use `pnpm`; never `npm`. <!-- LRN-20260201-aaa -->" in (project / "CLAUDE.md").read_text(encoding="utf-8")
-    assert "<!-- ERR-20260210-bbb -->" in (project / "docs" / "AGENTS.md").read_text(encoding="utf-8")
+    assert "- Run `make deps` first, then `make test`. <!-- ERR-20260210-bbb -->" in (project / "AGENTS.md").read_text(encoding="utf-8")
+    assert "<!-- LRN-20260201-aaa -->" in (project / "docs" / "AGENTS.md").read_text(encoding="utf-8")
     statuses = {e.id: e.status for e in Store(project).entries()}
     assert "LRN-20251001-ddd" not in statuses and statuses["LRN-20250801-eee"] == "pending"
 
@@ -154,7 +154,7 @@ def test_interactive_session(project: Path) -> None:
 def test_interactive_quit_and_end_of_input_change_nothing(project: Path) -> None:
     before = {k: v for k, v in tree_hash(project).items() if ".state" not in k}
     check_golden("review-interactive-quit.txt", review(project, input="q\n", env=INTERACTIVE))
-    assert review(project, input="", env=INTERACTIVE).endswith("quit\nLint (1)\n  .learnings/FEATURE_REQUESTS.md:11: unknown priority 'urgent'\nReviewed: 0 promoted, 0 archived, 0 retired, 0 skipped\n")
+    assert review(project, input="", env=INTERACTIVE).endswith("quit\nLint (1)\n  .learnings/FEATURE_REQUESTS.md:10: unknown priority 'urgent'\nReviewed: 0 promoted, 0 archived, 0 retired, 0 skipped\n")
     assert {k: v for k, v in tree_hash(project).items() if ".state" not in k} == before
 
 
@@ -170,7 +170,7 @@ def test_nothing_to_review(tmp_path: Path) -> None:
 def test_size_cap_is_reported(project: Path) -> None:
     (project / ".learnings" / "config.toml").write_text("[forgetting]\nmax_active_entries = 4\n", encoding="utf-8")
     text = review(project)
-    assert "  Size cap: 6 active entries, over forgetting.max_active_entries (4); the lowest-value ones are listed for archiving\n" in text
+    assert "  Size cap: 7 active entries, over forgetting.max_active_entries (4); the lowest-value ones are listed for archiving\n" in text
     archive = json.loads(review(project, "--json"))["archive"]
     assert [(c["id"], c["why"]) for c in archive] == [
         ("LRN-20251001-ddd", "stale"),
