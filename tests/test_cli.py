@@ -195,3 +195,20 @@ def test_read_only_directory_is_refused(tmp_path: Path) -> None:
         assert not (project / ".learnings").exists()
     finally:
         os.chmod(project, stat.S_IRWXU)
+
+
+def test_user_scope_uses_the_xdg_data_dir(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {"HOME": str(home), "XDG_DATA_HOME": ""}
+    result = run_cli("log", "learning", "This machine's Docker needs sudo", "--scope", "user", cwd=tmp_path, env=env)
+    assert result.returncode == 0, result.stderr
+    assert re.fullmatch(r"LRN-\d{8}-[0-9a-z]{3} created in \.local/share/self-improve/LEARNINGS\.md\n", result.stdout)
+    again = run_cli("log", "learning", "this machine's docker needs sudo", "--scope", "user", cwd=tmp_path, env=env)
+    assert "merged: seen 2 times" in again.stdout
+    rows = json.loads(run_cli("list", "--scope", "user", "--json", cwd=tmp_path, env=env).stdout)
+    assert [(r["summary"], r["recurrence_count"]) for r in rows] == [("This machine's Docker needs sudo", 2)]
+    assert not (tmp_path / ".learnings").exists()
+    xdg = tmp_path / "xdg"
+    run_cli("log", "learning", "Another lesson", "--scope", "user", cwd=tmp_path, env={**env, "XDG_DATA_HOME": str(xdg)})
+    assert "Another lesson" in (xdg / "self-improve/LEARNINGS.md").read_text()

@@ -12,7 +12,22 @@ from self_improve.store.store import Store
 
 
 def store_from(args: argparse.Namespace) -> Store:
+    if getattr(args, "scope", None) == "user":
+        store = Store.user()
+        if not store.exists():
+            store.init()  # the user store needs no `init` ritual: it is created on first use
+        return store
     return Store(find_root(explicit=getattr(args, "root", None)))
+
+
+def add_scope_flag(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--scope",
+        choices=["project", "user"],
+        default="project",
+        help="project (.learnings/ of this project, the default) or user (~/.local/share/self-improve/, "
+        "for lessons that belong to you, not to one project)",
+    )
 
 
 def add_json_flag(parser: argparse.ArgumentParser) -> None:

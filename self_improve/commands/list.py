@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from self_improve.commands._common import add_json_flag, entry_json, store_from
+from self_improve.commands._common import add_json_flag, add_scope_flag, entry_json, store_from
 from self_improve.output import colour, print_json
 from self_improve.store.entry import KINDS, STATUSES
 
@@ -15,6 +15,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("list", help="list entries")
     parser.add_argument("--kind", choices=list(KINDS))
     parser.add_argument("--status", choices=list(STATUSES))
+    add_scope_flag(parser)
     add_json_flag(parser)
     parser.set_defaults(func=run)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from self_improve.commands._common import add_json_flag, store_from
+from self_improve.commands._common import add_json_flag, add_scope_flag, store_from
 from self_improve.output import print_json
 from self_improve.store.entry import KINDS, LEARNING_CATEGORIES, PRIORITIES
 from self_improve.store.store import LogRequest
@@ -30,6 +30,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--source", default="", help="conversation | error | user_feedback")
     parser.add_argument("--see-also", default="", help="a related entry ID")
     parser.add_argument("--session", default="", help="harness session id (default: the latest one the hooks saw)")
+    add_scope_flag(parser)
     add_json_flag(parser)
     parser.set_defaults(func=run)
 

@@ -80,11 +80,11 @@ def _rules() -> tuple[tuple[re.Pattern[str], Replacement], ...]:
         (r"\b(bearer)[ \t]+[A-Za-z0-9._~+/-]{8,}=*", rf"\1 {REDACTED}", re.I),
         (rf"(?<![A-Za-z0-9_.-])(?P<key>[A-Za-z0-9_.-]*?{_SECRET_KEY}[\"']?)"
          r"(?P<sep>[ \t]*(?:=>|[:=])[ \t]*)"
-         r"(?:\"(?P<dq>[^\"\n]+)\"|'(?P<sq>[^'\n]+)'|(?P<bare>[^\s\"',;&}\]\)]+))",
+         r"(?!\[REDACTED)(?:\"(?P<dq>[^\"\n]+)\"|'(?P<sq>[^'\n]+)'|(?P<bare>[^\s\"',;&}\]\)=>\[][^\s\"',;&}\]\)]*))",
          _assignment, re.I),
         (rf"(--?{_SECRET_KEY}[ \t]+)(?!-)[^\s\"']+", rf"\1{REDACTED}", re.I),
         (r"\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})", _tag("github-token"), 0),
-        (r"\bxox[abprs]-[A-Za-z0-9-]{10,}", _tag("slack-token"), 0),
+        (r"\bxox[abprs]-[A-Za-z0-9-]{6,}", _tag("slack-token"), 0),
         (r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b", _tag("aws-key"), 0),
         (r"\b(?:sk-(?:proj-|ant-)?[A-Za-z0-9_-]{20,}|[sr]k_(?:live|test)_[A-Za-z0-9]{16,}"
          r"|npm_[A-Za-z0-9]{36}|glpat-[A-Za-z0-9_-]{20,}|AIza[0-9A-Za-z_-]{35})", _tag("api-key"), 0),

@@ -99,12 +99,26 @@ def iso(now: datetime) -> str:
 
 
 class Store:
-    def __init__(self, root: Path | str, config: dict[str, Any] | None = None) -> None:
+    def __init__(
+        self, root: Path | str, config: dict[str, Any] | None = None, *, learnings_dir: Path | str | None = None
+    ) -> None:
         self.root = Path(root).absolute()
-        self.dir = self.root / LEARNINGS_DIR
+        self.dir = Path(learnings_dir).absolute() if learnings_dir is not None else self.root / LEARNINGS_DIR
         self.lock_path = self.dir / ".lock"
         self.state_dir = self.dir / STATE_DIR
+        self.scope = "project" if learnings_dir is None else "user"
         self._config = config
+
+    @classmethod
+    def user(cls) -> Store:
+        """The user-wide store: lessons that belong to the user, not to one project.
+
+        Its files live in the XDG data dir (``~/.local/share/self-improve/``); its root, for the
+        paths it promotes to (``~/.claude/CLAUDE.md``, ``~/.codex/AGENTS.md``), is the home folder.
+        """
+        from self_improve.paths_fast import user_data_dir
+
+        return cls(Path.home(), learnings_dir=user_data_dir())
 
     # ---- configuration and layout ------------------------------------------------------------
     @property
@@ -133,17 +147,19 @@ class Store:
     def _require(self) -> None:
         if not self.exists():
             raise SelfImproveError(f"no {LEARNINGS_DIR}/ in {self.root}: run `self-improve init` first")
-        check_inside_root(self.dir, self.root)
+        if self.scope == "project":
+            check_inside_root(self.dir, self.root)
 
     # ---- init -------------------------------------------------------------------------------
     def init(self) -> list[Path]:
         """Create ``.learnings/`` and only the files that are missing. Never modifies a file."""
-        check_inside_root(self.dir, self.root)
+        if self.scope == "project":
+            check_inside_root(self.dir, self.root)
         if self.dir.is_symlink() and not self.dir.exists():
             raise SelfImproveError(f"refusing to write {self.dir}: it is a dangling symlink")
         created: list[Path] = []
         if not self.dir.is_dir():
-            self.dir.mkdir(parents=False)
+            self.dir.mkdir(parents=self.scope == "user")
             created.append(self.dir)
         wanted = [(self.file_for(kind), HEADERS[kind]) for kind in KINDS]
         wanted.append((self.dir / ".gitignore", GITIGNORE))
