@@ -206,9 +206,9 @@ def timing() -> None:
         env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
         env["PYTHONPYCACHEPREFIX"] = cache  # byte-code cached, as after installation
         print("fresh process, best of 7 (import errors.py | load_rules | first detect of 1 KB):")
-        for label, prelude in (("tomllib and dataclasses not yet imported", ""),
-                               ("tomllib, dataclasses, ToolResult already imported (as in the hook)",
-                                "import tomllib, dataclasses, self_improve.harnesses.base;")):
+        for label, prelude in (("nothing imported yet", ""),
+                               ("tomllib and ToolResult already imported (the hook's config loader uses tomllib)",
+                                "import tomllib, self_improve.harnesses.base;")):
             runs = []
             for _ in range(8):
                 out = subprocess.run([sys.executable, "-c", prelude + cold], cwd=ROOT, env=env,

@@ -124,6 +124,7 @@ def run(args: argparse.Namespace) -> int:
     name = check_name(args.name)
     output_dir = check_output_dir(args.output_dir)
     store = store_from(args)
+    store._require()
     entry = store.get(args.entry_id)
     skill_path, steps = plan_extraction(entry, name, output_dir)
     directory = confined(store, skill_path)

@@ -37,6 +37,7 @@ def counter_edit(name: str) -> Callable[[Entry], Entry]:
 
 def run(args: argparse.Namespace) -> int:
     store = store_from(args)
+    store._require()
     entry = store.update(args.id, counter_edit("Helpful" if args.helpful else "Harmful"))
     if args.json:
         print_json({"id": entry.id, "helpful": entry.helpful, "harmful": entry.harmful, "status": entry.status})

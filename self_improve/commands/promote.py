@@ -425,21 +425,27 @@ def choose_rule(entry: Entry, rule: str | None, max_chars: int) -> str:
 
 def plan_promotion(store: Store, entry_id: str, rule: str | None = None, target: str | None = None) -> Promotion:
     """The steps that promote one entry; refuses (raising) on anything it cannot do."""
+    store._require()
     entry = store.get(entry_id)
     check_promotable(entry)
     policy = Policy.from_settings(store.setting)
     text = choose_rule(entry, rule, policy.max_rule_chars)
     openclaw = in_openclaw_workspace(store)
-    wanted = target if target is not None else default_target(entry, TargetTable.from_settings(store.setting), openclaw)
-    chosen = normalise_target(store, wanted, openclaw)
     previous = ""
     if entry.status == "promoted" and entry.promoted:
         try:
             previous = normalise_target(store, entry.promoted, openclaw=False)
         except SelfImproveError:
             previous = ""  # not a file we could have written: nothing of ours to take back
-        if previous == chosen:
-            previous = ""
+    if target is not None:
+        wanted = target
+    elif previous:
+        wanted = previous  # re-promoting (a new --rule, say) keeps the rule where it is
+    else:
+        wanted = default_target(entry, TargetTable.from_settings(store.setting), openclaw)
+    chosen = normalise_target(store, wanted, openclaw)
+    if previous == chosen:
+        previous = ""
     entry_key = entry.id
     steps: list[Step] = [TargetEdit(chosen, lambda t: managed_block.upsert_rule(t, entry_key, text))]
     if previous:

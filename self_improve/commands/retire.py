@@ -52,12 +52,15 @@ def _files_with_rule(store: Store, entry_id: str) -> tuple[str, ...]:
 
 
 def plan_retirement(store: Store, entry_id: str) -> Retirement:
+    store._require()
     entry = store.get(entry_id)
     if entry.status != "promoted":
         raise SelfImproveError(f"{entry.id} is {entry.status}, not promoted: only a promoted rule can be retired")
-    if entry.promoted:
+    try:
         targets: tuple[str, ...] = (normalise_target(store, entry.promoted, openclaw=False),)
-    else:
+    except SelfImproveError:
+        # No Promoted field, or not a file we could have written (promoted by hand): look for
+        # the bullet in the usual instruction files.
         targets = _files_with_rule(store, entry.id)
     entry_key = entry.id
     steps: list[Step] = [TargetEdit(target, lambda t: managed_block.remove_rule(t, entry_key)) for target in targets]

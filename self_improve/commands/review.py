@@ -44,7 +44,7 @@ from self_improve.commands.promote import (
     today_from,
 )
 from self_improve.commands.retire import plan_retirement
-from self_improve.errors import SelfImproveError
+from self_improve.errors import SelfImproveError, UsageError
 from self_improve.output import colour, error_line, print_json
 from self_improve.paths import check_inside_root
 from self_improve.review.policy import (
@@ -479,6 +479,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.json and (args.yes or args.dry_run):
+        raise UsageError("--json only lists the proposals: use it without --yes and --dry-run")
     store = store_from(args)
     today = today_from(args)
     plan = build_plan(store, today)

@@ -35,6 +35,7 @@ def _add_supersedes(old_id: str) -> Callable[[Entry], Entry]:
 
 def run(args: argparse.Namespace) -> int:
     store = store_from(args)
+    store._require()
     old = store.get(args.old)
     new = store.get(args.by)
     if old.id.upper() == new.id.upper():

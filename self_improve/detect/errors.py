@@ -42,7 +42,7 @@ USER_DEFAULT_KEY = "generic.error-output"
 INTERRUPTED = "runtime.interrupted"
 EXCERPT_MAX = 200
 
-_MAX_HITS_PER_PATTERN = 16  # enough to see past a few guarded lines, bounded on huge outputs
+_MAX_HITS_PER_PATTERN = 32  # enough to see past guarded lines, bounded on huge outputs
 _SUCCESS_TAIL = 2000  # a passing test summary must sit in the last characters of the output
 
 
@@ -181,8 +181,8 @@ def _build_rules(table: Mapping[str, Any], overrides: Mapping[str, Any] | None) 
         success_keeps=_names(guards.get("success_keeps")),
         ignore=_lines(guards.get("ignore")) + user.ignore,
         ignore_commands=user.ignore_commands,
-        head_chars=int(scan.get("head_chars", 16384)),
-        tail_chars=int(scan.get("tail_chars", 65536)),
+        head_chars=int(scan.get("head_chars", 8192)),
+        tail_chars=int(scan.get("tail_chars", 32768)),
         warnings=tuple(warnings),
     )
 

@@ -21,8 +21,8 @@ Two things go in (see /work/shared/openclaw/README.md for what was verified on O
 
 2. **The reminder block** in ``<workspace>/AGENTS.md`` (``self_improve.openclaw_block``), which
    OpenClaw injects verbatim into every system prompt. Exactly one block after any number of
-   runs, no user byte outside the markers changes, uninstall gives the file back byte for byte
-   (and deletes it when it held nothing but our block). Refused, with nothing written:
+   runs, no user byte outside the markers changes, uninstall gives the file back byte for byte.
+   Refused, with nothing written:
 
    - *occupied*: the user already keeps a self-improvement reminder of their own: a
      self-improvement heading or "self-improvement reminder" in ``AGENTS.md`` or ``SOUL.md``
@@ -34,9 +34,15 @@ Two things go in (see /work/shared/openclaw/README.md for what was verified on O
    - *size*: ``AGENTS.md`` with the block would exceed OpenClaw's 20,000-character per-file
      limit, past which OpenClaw silently cuts the middle of the file.
 
-A workspace that does not exist yet is skipped with a message rather than created: OpenClaw seeds
-its default ``AGENTS.md`` only into a workspace that has none, so creating one first would cost
-the user that template (``--harness all`` on a machine without OpenClaw must not fail either).
+**We never create or delete AGENTS.md.** Verified on OpenClaw 2026.9.6: every ``agent`` run seeds
+its default ``AGENTS.md`` template (the workspace conventions and the first-run onboarding) into a
+workspace that has none, whether the workspace existed or not, and leaves an existing one alone.
+An ``AGENTS.md`` we created would hold only our block and keep that template out for good; one
+we deleted would get the template back on the next run. So a workspace without ``AGENTS.md`` (or
+without a workspace at all) means "OpenClaw has not set it up yet": install skips it with a
+message and writes nothing (``--harness all`` on a machine without OpenClaw must not fail either),
+and uninstall leaves an empty file where the block was the only content (an empty ``AGENTS.md``
+was the user's before install: install never creates one).
 """
 
 from __future__ import annotations
@@ -45,10 +51,12 @@ import hashlib
 import json
 import os
 import re
+import stat
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from self_improve.atomic import atomic_write
 from self_improve.errors import SelfImproveError, UsageError
 from self_improve.harnesses.installer import (
     FileChange,
@@ -175,17 +183,25 @@ class TreeChange(FileChange):
 @dataclass
 class BlockChange(FileChange):
     """AGENTS.md, written through ``managed_block.edit_file`` (symlink and root checks, the file's
-    mode kept, an emptied file deleted) with the same pure edit the plan ran in dry-run mode."""
+    mode kept) with the same pure edit the plan ran in dry-run mode; an emptied file stays."""
 
     root: Path = Path()
     edit: Callable[[str], str] = str
 
     def apply(self) -> None:
-        if self.changed:
-            try:
-                edit_file(self.path, self.root, self.edit)
-            except ManagedBlockError as exc:
-                raise SelfImproveError(f"{NAME}: {exc}") from None
+        if not self.changed:
+            return
+        mode = self.path.stat().st_mode if self.path.is_file() else None
+        try:
+            edit_file(self.path, self.root, self.edit)
+        except ManagedBlockError as exc:
+            raise SelfImproveError(f"{NAME}: {exc}") from None
+        if self.after == b"" and not self.path.exists():
+            # edit_file deletes a file it empties; OpenClaw would seed its template into the gap,
+            # where the user had an empty AGENTS.md of their own.
+            atomic_write(self.path, b"")
+            if mode is not None:
+                os.chmod(self.path, stat.S_IMODE(mode))
 
 
 def _unchanged(path: Path, summary: str) -> FileChange:
@@ -351,12 +367,6 @@ def plan_block_install(workspace: Path) -> FileChange:
         )
     if not result.changed:
         summary = f"{NAME}: reminder block in {path} is up to date"
-    elif result.before is None:
-        # OpenClaw seeds its default AGENTS.md only where none exists: say why the template is absent.
-        summary = (
-            f"{NAME}: create {path} with the reminder block (OpenClaw seeds its own AGENTS.md template "
-            "only when the file is missing)"
-        )
     elif has_block(_text(result.before)):
         summary = f"{NAME}: update the reminder block in {path}"
     else:
@@ -369,13 +379,14 @@ def plan_block_uninstall(workspace: Path) -> FileChange:
     if not path.exists() and not path.is_symlink():
         return _unchanged(path, f"{NAME}: no {path}: no reminder block to remove")
     result = _dry_edit(path, workspace, uninstall_text)
+    after = b"" if result.after is None else result.after  # never delete: see the module doc
     if not result.changed:
         summary = f"{NAME}: nothing of ours in {path}"
-    elif result.after is None:
-        summary = f"{NAME}: delete {path} (it held nothing but our block)"
+    elif not after:
+        summary = f"{NAME}: remove the reminder block from {path} (it held nothing else: it stays, empty)"
     else:
         summary = f"{NAME}: remove the reminder block from {path}"
-    return BlockChange(path, result.before, result.after, summary=summary, root=workspace, edit=uninstall_text)
+    return BlockChange(path, result.before, after, summary=summary, root=workspace, edit=uninstall_text)
 
 
 # --------------------------------------------------------------------------- occupied
@@ -464,7 +475,10 @@ class OpenClawInstaller:
     def plan_install(self, target: Target) -> list[FileChange]:
         workspace = self.workspace_for(target)
         if not workspace.is_dir():
-            return [_unchanged(workspace, _no_workspace(workspace))]
+            return [_unchanged(workspace, _not_set_up(workspace, f"no workspace at {workspace}"))]
+        agents = workspace / AGENTS_FILE
+        if not agents.exists() and not agents.is_symlink():
+            return [_unchanged(agents, _not_set_up(workspace, f"{workspace} has no {AGENTS_FILE} yet"))]
         if reason := occupied_reason(workspace, self.state_for(target)):
             raise SelfImproveError(
                 f"{NAME}: {reason}; remove it to use ours, or keep yours and skip --harness {NAME}; {_NOTHING_WRITTEN}"
@@ -484,6 +498,8 @@ class OpenClawInstaller:
         workspace = self.workspace_for(target)
         if not workspace.is_dir():
             return [f"✗ {NAME}: no workspace at {workspace} (run OpenClaw once, or pass --workspace)"]
+        if not (workspace / AGENTS_FILE).exists():
+            return [f"✗ {NAME}: {workspace} has no {AGENTS_FILE} yet (run OpenClaw once: it seeds one)"]
         return [self._skill_status(workspace), self._block_status(workspace), *self._refusal_status(target)]
 
     def _skill_status(self, workspace: Path) -> str:
@@ -519,11 +535,12 @@ class OpenClawInstaller:
         try:
             self.plan_install(target)
         except SelfImproveError as exc:
-            return [f"✗ {exc}"]
+            reason = str(exc).removeprefix(f"{NAME}: ").removesuffix(f"; {_NOTHING_WRITTEN}")
+            return [f"✗ {NAME}: install would refuse: {reason}"]
         return []
 
     def notes(self, target: Target) -> list[str]:
-        if not self.workspace_for(target).is_dir():
+        if not (self.workspace_for(target) / AGENTS_FILE).is_file():
             return []
         return [
             (
@@ -533,10 +550,10 @@ class OpenClawInstaller:
         ]
 
 
-def _no_workspace(workspace: Path) -> str:
+def _not_set_up(workspace: Path, what: str) -> str:
     return (
-        f"{NAME}: skipped: no workspace at {workspace} (run OpenClaw once so it seeds the workspace, "
-        "or pass --workspace DIR)"
+        f"{NAME}: skipped: {what}; run OpenClaw once so it seeds the workspace and its own AGENTS.md "
+        "(or pass --workspace DIR), then install again"
     )
 
 

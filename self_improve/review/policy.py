@@ -40,7 +40,7 @@ from datetime import date
 from typing import Any
 
 from self_improve.store.archive import archive_year, has_unclosed_fence, last_seen_day
-from self_improve.store.entry import ACTIVE_STATUSES, Entry
+from self_improve.store.entry import ACTIVE_STATUSES, ID_PATTERN, Entry
 from self_improve.store.occurrences import distinct_tasks, within
 from self_improve.store.store import latest_action
 
@@ -251,6 +251,15 @@ def default_target(entry: Entry, table: TargetTable, openclaw: bool) -> str:
 # ---- candidates ------------------------------------------------------------------------------------
 
 
+def usable(entries: Sequence[Entry]) -> list[Entry]:
+    """Entries with a well-formed ID that no other entry shares: only those can be acted on by ID
+    (``lint`` reports the others)."""
+    counts: dict[str, int] = {}
+    for entry in entries:
+        counts[entry.id.upper()] = counts.get(entry.id.upper(), 0) + 1
+    return [entry for entry in entries if ID_PATTERN.match(entry.id) and counts[entry.id.upper()] == 1]
+
+
 @dataclass(frozen=True)
 class PromoteCandidate:
     entry: Entry
@@ -300,7 +309,7 @@ def promote_candidates(
 ) -> list[PromoteCandidate]:
     """Entries that meet the promotion rule (strongest evidence first), then critical ones."""
     found: list[PromoteCandidate] = []
-    for entry in entries:
+    for entry in usable(entries):
         if entry.status not in PROMOTABLE_STATUSES or superseded_by(entry):
             continue
         proof = evidence(entry, today, policy.window_days)
@@ -334,10 +343,11 @@ def archive_candidates(
 ) -> tuple[list[ArchiveCandidate], int]:
     """Archive candidates (and the number of active entries, for the size cap message)."""
     skip = {entry_id.upper() for entry_id in exclude}
+    candidates = usable(entries)
     reasons: dict[str, tuple[str, str]] = {}
-    for entry in entries:
+    for entry in candidates:
         key = entry.id.upper()
-        if not key or key in skip or has_unclosed_fence(entry):
+        if key in skip or has_unclosed_fence(entry):
             continue
         age = days_since(last_seen_day(entry), today)
         if entry.status == "archived":
@@ -366,13 +376,13 @@ def archive_candidates(
         ranked = sorted(
             (
                 entry
-                for entry in active
-                if entry.id.upper() not in reasons
+                for entry in candidates
+                if entry.status in ACTIVE_STATUSES
+                and entry.id.upper() not in reasons
                 and entry.id.upper() not in skip
                 and entry.id.upper() not in referenced
                 and entry.status not in _SIZE_CAP_EXEMPT_STATUSES
                 and not is_critical(entry)
-                and entry.id
                 and not has_unclosed_fence(entry)
             ),
             key=lambda e: (e.recurrence_count > 1, (last_seen_day(e) or date.min), e.id),
@@ -385,7 +395,7 @@ def archive_candidates(
                 f"lowest value while over the size cap: seen {count} time{'s' if count != 1 else ''}, last {seen or 'unknown'}",
             )
 
-    by_id = {entry.id.upper(): entry for entry in entries}
+    by_id = {entry.id.upper(): entry for entry in candidates}
     order = {"marked": 0, "stale": 1, "decayed": 2, "size_cap": 3}
     candidates = [
         ArchiveCandidate(
@@ -407,7 +417,7 @@ def archive_candidates(
 
 def retire_candidates(entries: Sequence[Entry], today: date, policy: Policy) -> list[RetireCandidate]:
     found: list[RetireCandidate] = []
-    for entry in entries:
+    for entry in usable(entries):
         if entry.status != "promoted":
             continue
         proof = evidence(entry, today, policy.window_days)

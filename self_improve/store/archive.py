@@ -37,6 +37,7 @@ back unchanged) and never in neither.
 
 from __future__ import annotations
 
+import bisect
 import json
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -262,44 +263,36 @@ def _records_for(archives: Iterable[ArchivedEntry], file: str) -> dict[str, Reco
     }
 
 
-def virtual_order(present: Sequence[str], records: Mapping[str, Record]) -> list[str]:
-    """The file's entries plus its archived ones, each after its recorded predecessor (upper-case
-    IDs). An archived entry whose predecessor is nowhere any more goes at its recorded index."""
-    children: dict[str, list[str]] = {}
-    known = {entry_id.upper() for entry_id in present} | set(records)
-    orphans: list[str] = []
-    for key, record in sorted(records.items(), key=lambda item: (item[1].index, item[0])):
-        parent = record.after.upper()
-        if parent and parent not in known:
-            orphans.append(key)
-        else:
-            children.setdefault(parent, []).append(key)
-    order: list[str] = []
-    seen: set[str] = set()
+class _Family:
+    """The archived entries of one learnings file as a tree: each hangs after its recorded
+    predecessor. Walking it depth-first, after each entry of the file, gives the virtual order."""
 
-    def emit_chain(parent: str) -> None:
-        stack = list(reversed(children.get(parent, [])))
-        while stack:
-            key = stack.pop()
-            if key in seen:
-                continue
-            seen.add(key)
-            order.append(key)
-            stack.extend(reversed(children.get(key, [])))
+    def __init__(self, records: Mapping[str, Record], present: Iterable[str]) -> None:
+        known = {entry_id.upper() for entry_id in present} | set(records)
+        self.children: dict[str, list[tuple[int, str]]] = {}
+        self.parent_of: dict[str, str] = {}
+        for key, record in records.items():
+            parent = record.after.upper()
+            if parent and parent not in known:
+                continue  # its predecessor was deleted by hand: restore falls back on its index
+            self.add(key, parent, record.index)
 
-    emit_chain("")
-    for entry_id in present:
-        key = entry_id.upper()
-        if key not in seen:
-            seen.add(key)
-            order.append(key)
-        emit_chain(key)
-    for key in orphans:
-        if key not in seen:
-            order.insert(min(records[key].index, len(order)), key)
-            seen.add(key)
-            emit_chain(key)
-    return order
+    def add(self, key: str, parent: str, index: int) -> None:
+        bisect.insort(self.children.setdefault(parent, []), (index, key))
+        self.parent_of[key] = parent
+
+    def discard(self, key: str) -> None:
+        parent = self.parent_of.pop(key, None)
+        if parent is not None:
+            self.children[parent] = [item for item in self.children[parent] if item[1] != key]
+
+    def tail(self, parent: str) -> str:
+        """The last entry of the virtual order among ``parent`` and what hangs after it."""
+        seen: set[str] = set()
+        while self.children.get(parent) and parent not in seen:
+            seen.add(parent)
+            parent = self.children[parent][-1][1]
+        return parent
 
 
 def _kind_file_of(entry_id: str) -> list[str]:
@@ -330,21 +323,31 @@ def archive_changes(
     read: Reader, archive_files: Sequence[str], entry_ids: Sequence[str], today: date
 ) -> tuple[Changes, list[Move]]:
     """The new texts of every file that archiving ``entry_ids`` changes (a pure function of
-    what ``read`` returns)."""
-    texts: Changes = {}
+    what ``read`` returns). Each file is parsed once, so archiving many entries stays fast."""
+    archived = _all_archived(read, archive_files)
+    spelled = {a.entry.id.upper(): a.entry.id for a in archived}  # IDs as their headers write them
+    in_archive: dict[str, set[str]] = {}
+    for item in archived:
+        in_archive.setdefault(item.archive_file, set()).add(item.entry.id.upper())
+    learnings: dict[str, tuple[tuple[str, ...], list[Entry]]] = {}
+    families: dict[str, _Family] = {}
+    archive_texts: dict[str, str] = {}
+    changed: set[str] = set()
 
-    def current(name: str) -> str:
-        if name in texts:
-            return texts[name] or ""
-        return read(name)
+    def load(file: str) -> list[Entry]:
+        if file not in learnings:
+            parsed = parse_text(read(file), file=f".learnings/{file}")
+            learnings[file] = (parsed.preamble, list(parsed.entries))
+            families[file] = _Family(_records_for(archived, file), (e.id for e in parsed.entries))
+            spelled.update({e.id.upper(): e.id for e in parsed.entries})
+        return learnings[file][1]
 
-    names = list(archive_files)
     moves: list[Move] = []
     for wanted in entry_ids:
         key = wanted.strip().upper()
         for file in _kind_file_of(key):
-            parsed = parse_text(current(file), file=f".learnings/{file}")
-            positions = [i for i, e in enumerate(parsed.entries) if e.id.upper() == key]
+            entries = load(file)
+            positions = [i for i, e in enumerate(entries) if e.id.upper() == key]
             if positions:
                 break
         else:
@@ -352,36 +355,41 @@ def archive_changes(
         if len(positions) > 1:
             raise SelfImproveError(f"{wanted} appears {len(positions)} times in .learnings/{file}: see `self-improve lint`")
         index = positions[0]
-        entry = parsed.entries[index]
+        entry = entries[index]
         if has_unclosed_fence(entry):
             raise SelfImproveError(f"{entry.id} has a code fence that is never closed: fix it first (see `self-improve lint`)")
-        archived = _all_archived(current, names)
-        present = [e.id for e in parsed.entries]
-        order = virtual_order(present, _records_for(archived, file))
-        position = order.index(key)
-        after = order[position - 1] if position > 0 else ""
-        # Keep the predecessor's own spelling of its ID, as it appears in its header.
-        spelled = {e.id.upper(): e.id for e in parsed.entries}
-        spelled.update({a.entry.id.upper(): a.entry.id for a in archived})
+        family = families[file]
+        family.discard(key)  # a copy left by a crashed run must not become its own predecessor
+        after = family.tail(entries[index - 1].id.upper() if index else "")
         year = archive_year(entry, today)
         target = archive_name(year)
         chunk = archived_form(entry, spelled.get(after, after), index, file, today)
-        texts[target] = _upsert_chunk(current(target), target, key, chunk, year, entry.eol)
-        if target not in names:
-            names.append(target)
-        remaining = tuple(e for i, e in enumerate(parsed.entries) if i != index)
-        texts[file] = LearningsFile(parsed.preamble, remaining).render()
+        text = archive_texts[target] if target in archive_texts else read(target)
+        if key in in_archive.get(target, set()):
+            archive_texts[target] = _replace_chunk(text, target, key, chunk)
+        else:
+            archive_texts[target] = _append_chunk(text, chunk, year, entry.eol)
+        in_archive.setdefault(target, set()).add(key)
+        del entries[index]
+        family.add(key, after, index)
+        changed.add(file)
         moves.append(Move(entry.id, file, target, entry.status))
+    texts: Changes = {file: LearningsFile(learnings[file][0], tuple(learnings[file][1])).render() for file in changed}
+    texts.update(archive_texts)
     return texts, moves
 
 
-def _upsert_chunk(text: str, archive_file: str, key: str, chunk: str, year: str, eol: str) -> str:
+def _replace_chunk(text: str, archive_file: str, key: str, chunk: str) -> str:
+    """The entry is already there, left by a run that crashed half-way: replace that copy."""
     parsed, archived = parse_archive(text, archive_file)
-    for i, item in enumerate(archived):
-        if item.entry.id.upper() == key:  # left there by a run that crashed half-way: replace it
-            entries = list(parsed.entries)
-            entries[i] = Entry(tuple(split_lines(chunk)))
-            return LearningsFile(parsed.preamble, tuple(entries)).render()
+    entries = [
+        Entry(tuple(split_lines(chunk))) if item.entry.id.upper() == key else entry
+        for entry, item in zip(parsed.entries, archived)
+    ]
+    return LearningsFile(parsed.preamble, tuple(entries)).render()
+
+
+def _append_chunk(text: str, chunk: str, year: str, eol: str) -> str:
     if not text:
         return archive_header(year, eol) + chunk
     if not text.endswith("\n"):

@@ -216,7 +216,9 @@ def test_a_check_with_a_real_error_is_still_an_error() -> None:
         ("git status", "On branch main\nnothing to commit, working tree clean"),
         ("pip show aws-error-utils", "Name: aws-error-utils\nSummary: Error-handling functions for boto3"),
         ("tclsh build.tcl", "building app: ok (0 errors)"),
-        ("./build.sh", "编译完成：0 个错误\n全部测试通过 (12/12)"),
+        ("./build.sh", "编译完成：0 个错误"),
+        ("./check.sh", "检查完毕，无错误，共 0 个失败"),
+        ("python3 run_tests.py", "运行 12 个测试...\n✓ 全部测试通过 (12/12)"),
         ("awk '$3 == \"FATAL\" {n++} END {print n+0 \" fatal errors\"}' app.log", "0 fatal errors"),
     ],
 )

@@ -310,21 +310,42 @@ def test_a_deleted_file_of_ours_comes_back(tmp_path: Path) -> None:
 # --- uninstall --------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(
-    "original",
-    [USER_AGENTS, USER_AGENTS.rstrip("\n"), "", None, "<!-- self-improve:begin x -->\n## Learned rules\n- a <!-- LRN-20261129-a7b -->\n<!-- self-improve:end -->\n"],
-)
-def test_uninstall_gives_back_the_exact_tree(tmp_path: Path, original: str | None) -> None:
+RULES_BLOCK = "<!-- self-improve:begin x -->\n## Learned rules\n- a <!-- LRN-20261129-a7b -->\n<!-- self-improve:end -->\n"
+
+
+@pytest.mark.parametrize("original", [USER_AGENTS, USER_AGENTS.rstrip("\n"), "", "\n", RULES_BLOCK])
+def test_uninstall_gives_back_the_exact_tree(tmp_path: Path, original: str) -> None:
     ws = workspace(tmp_path, original)
     (ws / "SOUL.md").write_text("# Soul\n")
+    (ws / "AGENTS.md").chmod(0o600)
     before = tree_hash(ws)
     install(ws)
     assert tree_hash(ws) != before
     uninstall(ws)
-    if original == "":
-        before.pop("AGENTS.md")  # an empty AGENTS.md and none mean the same to OpenClaw
     assert tree_hash(ws) == before
+    assert (ws / "AGENTS.md").stat().st_mode & 0o777 == 0o600
     assert not (ws / "skills").exists()
+
+
+def test_an_empty_agents_md_stays_an_empty_file_after_uninstall(tmp_path: Path) -> None:
+    ws = workspace(tmp_path, "")
+    install(ws)
+    assert agents(ws) == block()
+    (_, block_change) = uninstall(ws)
+    assert block_change.summary.endswith("(it held nothing else: it stays, empty)")
+    assert (ws / "AGENTS.md").read_bytes() == b""
+
+
+def test_a_workspace_without_agents_md_is_skipped_and_nothing_written(tmp_path: Path) -> None:
+    # OpenClaw seeds its own AGENTS.md template into a workspace that has none (verified on
+    # 2026.9.6): a file we created would keep that template out.
+    ws = workspace(tmp_path, None)
+    (ws / "SOUL.md").write_text("# Soul\n")
+    before = tree_hash(ws)
+    (change,) = install(ws)
+    assert not change.changed and change.summary.startswith(f"openclaw: skipped: {ws} has no AGENTS.md yet")
+    assert tree_hash(ws) == before and not (ws / "skills").exists()
+    assert harness(ws).status(target(ws)) == [f"✗ openclaw: {ws} has no AGENTS.md yet (run OpenClaw once: it seeds one)"]
 
 
 def test_uninstall_keeps_folders_that_existed_and_files_the_user_added(tmp_path: Path) -> None:
@@ -485,8 +506,10 @@ def test_cli_dry_run_install_status_uninstall(tmp_path: Path) -> None:
     size = len(USER_AGENTS + "\n" + block())
     assert status.stdout.splitlines() == [
         f"✓ openclaw: skill {ws / SKILL} (self-improve {harness(ws).manifest.version})",
-        f"✓ openclaw: reminder block in {ws / 'AGENTS.md'} ({size:,}/20,000 characters; "
-        "Pending triage: 0 errors recorded since last review)",
+        (
+            f"✓ openclaw: reminder block in {ws / 'AGENTS.md'} ({size:,}/20,000 characters; "
+            "Pending triage: 0 errors recorded since last review)"
+        ),
     ]
 
     gone = run_cli("uninstall", "--harness", "openclaw", "--workspace", str(ws), env=env)
@@ -505,6 +528,12 @@ def test_cli_refusal_is_one_line_and_exit_1(tmp_path: Path) -> None:
     assert done.returncode == 1
     assert len(done.stderr.strip().splitlines()) == 1 and "self-improve wrote nothing" in done.stderr
     assert tree_hash(ws) == before
+    status = run_cli("install", "--harness", "openclaw", "--workspace", str(ws), "--status", env=env)
+    assert status.stdout.splitlines()[-1] == (
+        f"✗ openclaw: install would refuse: {ws / 'AGENTS.md'}: line 6 already holds a self-improvement section "
+        "outside the self-improve:openclaw markers: '## Self-improvement'; remove it to use ours, or keep yours "
+        "and skip --harness openclaw"
+    )
 
 
 def test_cli_workspace_errors_and_a_missing_default_workspace_is_skipped(tmp_path: Path) -> None:

@@ -340,3 +340,12 @@ def test_pending_triage_counts_pending_errors_with_new_occurrences() -> None:
     assert pending_triage(entries, None) == 2
     assert pending_triage(entries, {"ERR-20260301-AAA": 1, "ERR-20260301-BBB": 1}) == 1
     assert pending_triage(entries, {"ERR-20260301-AAA": 2, "ERR-20260301-BBB": 1}) == 0
+
+
+def test_malformed_or_duplicate_ids_are_never_candidates() -> None:
+    strong = [(3, "t1"), (2, "t2"), (1, "t3")]
+    malformed = entry("LRN-2026-aaa", action="X", occurrences=strong)
+    first = entry("LRN-20260301-aaa", action="X", occurrences=strong)
+    twin = entry("LRN-20260301-aaa", action="Y", occurrences=strong)
+    assert promoted_ids([malformed, first, twin]) == []
+    assert promoted_ids([malformed, first]) == ["LRN-20260301-aaa"]

@@ -421,3 +421,22 @@ def test_extract_skill_refusals(project: Path, args: list[str], code: int, messa
 def test_extract_skill_never_overwrites(project: Path) -> None:
     (project / "skills" / "fix-it").mkdir(parents=True)
     refused(project, "extract-skill", "fix-it", "--from", PYTEST, code=1, message="skill skills/fix-it already exists: choose another NAME or remove it first")
+
+
+def test_a_new_rule_keeps_the_rule_where_it_is(project: Path) -> None:
+    assert run_cli("promote", PNPM, "--yes", cwd=project).returncode == 0
+    (project / ".learnings" / "config.toml").write_text('[targets]\nlearning = "AGENTS.md"\n', encoding="utf-8")
+    result = run_cli("promote", PNPM, "--yes", "--rule", "Use pnpm; never npm.", cwd=project)
+    assert result.stdout == f"promoted {PNPM} to CLAUDE.md\n"
+    assert f"- Use pnpm; never npm. <!-- {PNPM} -->\n" in (project / "CLAUDE.md").read_text(encoding="utf-8")
+    assert not (project / "AGENTS.md").exists()
+
+
+def test_retire_finds_a_rule_promoted_by_hand(project: Path) -> None:
+    # An entry promoted by hand in the reference skill's way: no usable Promoted path.
+    path = project / ".learnings" / "LEARNINGS.md"
+    path.write_text(path.read_text(encoding="utf-8").replace("**Status**: pending", "**Status**: promoted\n**Promoted**: the agents file", 1), encoding="utf-8")
+    (project / "AGENTS.md").write_text(f"# Agents\n\n{BEGIN}\n## Learned rules\n- Use pnpm. <!-- {PNPM} -->\n{END}\n", encoding="utf-8")
+    result = run_cli("retire", PNPM, "--yes", cwd=project)
+    assert result.stdout == f"retired {PNPM}: its rule is gone from AGENTS.md\n"
+    assert (project / "AGENTS.md").read_text(encoding="utf-8") == "# Agents\n"

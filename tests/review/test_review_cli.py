@@ -135,7 +135,7 @@ def test_yes_applies_every_proposal(project: Path) -> None:
 
 
 def test_interactive_session(project: Path) -> None:
-    answers = "\n".join([
+    answers = "\n".join([  # noqa: FLY002  (one answer per line reads better)
         "e", "Run `make deps` first, then `make test`.", "x", "p",  # bbb: edit the rule, a wrong answer, promote
         "t", "CLAUDE.txt", "t", "docs/AGENTS.md", "p",  # aaa: a refused target, then a good one
         "p", "s",  # ccc: no rule to promote, so skip
@@ -219,3 +219,10 @@ def test_review_needs_learnings(tmp_path: Path) -> None:
     (tmp_path / ".git").mkdir()
     result = run_cli("review", cwd=tmp_path)
     assert (result.returncode, result.stderr) == (1, f"self-improve: error: no .learnings/ in {tmp_path}: run `self-improve init` first\n")
+
+
+def test_json_cannot_be_combined_with_applying(project: Path) -> None:
+    before = tree_hash(project)
+    result = run_cli("review", "--json", "--yes", cwd=project, env=TODAY)
+    assert (result.returncode, result.stderr) == (2, "self-improve: error: --json only lists the proposals: use it without --yes and --dry-run\n")
+    assert tree_hash(project) == before
