@@ -212,3 +212,22 @@ def test_user_scope_uses_the_xdg_data_dir(tmp_path: Path) -> None:
     xdg = tmp_path / "xdg"
     run_cli("log", "learning", "Another lesson", "--scope", "user", cwd=tmp_path, env={**env, "XDG_DATA_HOME": str(xdg)})
     assert "Another lesson" in (xdg / "self-improve/LEARNINGS.md").read_text()
+
+
+def test_install_git_registers_and_uninstall_git_restores(tmp_path: Path) -> None:
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    (tmp_path / ".gitattributes").write_bytes(b"*.png binary\r\n")
+    before = (tmp_path / ".gitattributes").read_bytes()
+    first = run_cli("install", "--git", cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
+    lines = (tmp_path / ".gitattributes").read_bytes().split(b"\r\n")
+    assert b".learnings/*.md merge=self-improve" in lines and b"CLAUDE.md merge=self-improve" in lines
+    snapshot = tree_hash(tmp_path)
+    assert run_cli("install", "--git", cwd=tmp_path).stdout == f"git merge driver: already installed in {tmp_path}\n"
+    assert tree_hash(tmp_path) == snapshot
+    driver = subprocess.run(["git", "config", "merge.self-improve.driver"], cwd=tmp_path, capture_output=True, text=True)
+    assert driver.stdout.strip().endswith("merge-driver %O %A %B %P")
+    assert run_cli("uninstall", "--git", cwd=tmp_path).returncode == 0
+    assert (tmp_path / ".gitattributes").read_bytes() == before
+    gone = subprocess.run(["git", "config", "--get-regexp", "merge.self-improve"], cwd=tmp_path, capture_output=True)
+    assert gone.stdout == b""

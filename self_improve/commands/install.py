@@ -44,6 +44,11 @@ def add_target_arguments(parser: argparse.ArgumentParser) -> None:
         help="the OpenClaw workspace (default: $OPENCLAW_WORKSPACE_DIR, else ~/.openclaw/workspace)",
     )
     parser.add_argument("--dry-run", action="store_true", help="print the diff of every change and write nothing")
+    parser.add_argument(
+        "--git",
+        action="store_true",
+        help="instead of hooks: (un)register the merge driver for .learnings/ and managed blocks in this git repository",
+    )
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -111,7 +116,24 @@ def summary_line(change: FileChange) -> str:
     return change.summary
 
 
+def run_git(args: argparse.Namespace, *, install: bool) -> int:
+    """``--git``: the merge driver in this clone's git config and our lines in .gitattributes."""
+    from self_improve.git_setup import install_git, uninstall_git
+    from self_improve.paths import find_root
+
+    root = find_root(explicit=args.project or getattr(args, "root", None))
+    setup = install_git(root, dry_run=args.dry_run) if install else uninstall_git(root, dry_run=args.dry_run)
+    prefix = "would: " if args.dry_run else ""
+    for change in setup.changes:
+        print(f"{prefix}{change}")
+    if not setup.changes:
+        print(f"git merge driver: {'already installed' if install else 'not installed'} in {root}")
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
+    if args.git:
+        return run_git(args, install=True)
     if args.status:
         harnesses = select(args.harness)
         for harness, target in resolve_targets(args, harnesses):

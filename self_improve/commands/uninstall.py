@@ -21,4 +21,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.git:
+        from self_improve.commands.install import run_git
+
+        return run_git(args, install=False)
     return execute(args, lambda harness, target: harness.plan_uninstall(target), notes=False)
