@@ -15,11 +15,10 @@ dataclasses, and the store (with its heavier imports) only once there is somethi
 
 from __future__ import annotations
 
-import json
 import os
 import time
-from collections import namedtuple
 
+from self_improve.harnesses.base import Record
 from self_improve.paths_fast import (
     LAST_SESSION,
     LEARNINGS_DIR,
@@ -35,10 +34,22 @@ if TYPE_CHECKING:  # importing typing costs milliseconds the hooks do not have
 
 COUNTER_NAMES = ("reminders", "error_nudges", "recalls", "correction_nudges", "errors_recorded")
 
-Fix = namedtuple("Fix", "entry_id text")  # a known fix: the entry it comes from, and its text
-# count: occurrences of this Pattern-Key so far, this one included (0: not recorded)
-Seen = namedtuple("Seen", "count sessions fix")
-Decision = namedtuple("Decision", "remind")
+
+
+class Fix(Record):
+    """A known fix: the entry it comes from, and its text."""
+
+    __slots__ = ("entry_id", "text")
+
+
+class Seen(Record):
+    """Occurrences of a Pattern-Key so far, this one included (0: not recorded), and its fix."""
+
+    __slots__ = ("count", "sessions", "fix")
+
+
+class Decision(Record):
+    __slots__ = ("remind",)
 
 
 def debug_log_path() -> str:
@@ -65,15 +76,19 @@ def _setting(config: dict[str, Any], dotted: str, default: Any) -> Any:
 
 
 def _read_json(path: str) -> dict[str, Any]:
+    from self_improve.hooks import parse_json
+
     try:
         with open(path, encoding="utf-8") as handle:
-            data = json.load(handle)
+            data = parse_json(handle.read())
     except (OSError, ValueError):
         return {}
     return data if isinstance(data, dict) else {}
 
 
 def _write_json(path: str, data: dict[str, Any]) -> None:
+    import json
+
     from self_improve.atomic import atomic_write
 
     os.makedirs(os.path.dirname(path), exist_ok=True)

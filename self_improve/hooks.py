@@ -13,7 +13,6 @@ more than the interpreter's own start-up.
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 import time
@@ -69,11 +68,57 @@ def read_payload(stream: Any) -> dict[str, Any] | None:
     raw = stream.read()
     if not raw or len(raw) > MAX_PARSED_BYTES:
         return None
-    try:
-        payload = json.loads(raw.decode("utf-8", "replace"))
-    except ValueError:
-        return None
+    payload = parse_json(raw.decode("utf-8", "replace"))
     return payload if isinstance(payload, dict) else None
+
+
+class _ScannerContext:
+    """What ``_json.make_scanner`` reads from a decoder: the same settings as ``json.loads``."""
+
+    strict = True
+    object_hook = None
+    object_pairs_hook = None
+    parse_float = float
+    parse_int = int
+    memo: dict[str, Any] = {}
+
+    @staticmethod
+    def parse_constant(name: str) -> float:
+        return float(name.replace("Infinity", "inf"))
+
+
+_WHITESPACE = " \t\n\r"
+
+
+def parse_json(text: str) -> Any:
+    """``json.loads`` without importing ``json``: its ``re`` import alone would cost ~6 ms.
+
+    The C scanner behind ``json`` parses the whole document; None for anything that is not
+    exactly one JSON value.
+    """
+    try:
+        import _json
+
+        scan = _json.make_scanner(_ScannerContext())
+    except (ImportError, AttributeError, TypeError):
+        try:
+            return json_module().loads(text)
+        except ValueError:
+            return None
+    start = len(text) - len(text.lstrip(_WHITESPACE))
+    try:
+        value, end = scan(text, start)
+    except (StopIteration, ValueError, RecursionError):
+        return None
+    if text[end:].strip(_WHITESPACE):
+        return None
+    return value
+
+
+def json_module() -> Any:
+    import json
+
+    return json
 
 
 # ---- adapters ------------------------------------------------------------------------------------
@@ -120,9 +165,15 @@ def post_bash(payload: dict[str, Any]) -> str:
     if context is None:
         return ""
     context.remember_session()
+    overrides = context.detect_overrides()
+    if overrides is None:
+        from self_improve.detect.prescreen import clearly_clean
+
+        if clearly_clean(result.output, result.exit_code, result.interrupted):
+            return ""
     from self_improve.detect.errors import detect, load_rules
 
-    detection = detect(result, load_rules(context.detect_overrides()))
+    detection = detect(result, load_rules(overrides))
     if detection is None:
         return ""
     seen = context.record_error(detection, result)

@@ -40,3 +40,7 @@ def user_state_dir() -> str:
 
 def user_data_dir() -> str:
     return os.path.join(xdg_dir("XDG_DATA_HOME", ".local/share"), "self-improve")
+
+
+def user_cache_dir() -> str:
+    return os.path.join(xdg_dir("XDG_CACHE_HOME", ".cache"), "self-improve")

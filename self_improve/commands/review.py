@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
@@ -49,6 +50,7 @@ from self_improve.output import colour, error_line, print_json
 from self_improve.paths import check_inside_root
 from self_improve.review.policy import (
     ArchiveCandidate,
+    Evidence,
     Policy,
     PromoteCandidate,
     RetireCandidate,
@@ -59,6 +61,7 @@ from self_improve.review.policy import (
     rule_problem,
 )
 from self_improve.store.archive import archive_name
+from self_improve.store.entry import Entry
 from self_improve.store.lint import Problem
 from self_improve.store.store import Store, iso, utcnow
 
@@ -122,7 +125,7 @@ def build_plan(store: Store, today: date) -> ReviewPlan:
     )
 
 
-def _common_json(entry: Any, proof: Any) -> dict[str, Any]:
+def _common_json(entry: Entry, proof: Evidence) -> dict[str, Any]:
     return {
         "id": entry.id,
         "kind": entry.kind,
@@ -345,7 +348,7 @@ def _choose(prompt: str, choices: str) -> str:
         print(f"  please answer one of: {', '.join(choices)}")
 
 
-def _attempt(outcome: Outcome, action: Any) -> bool:
+def _attempt(outcome: Outcome, action: Callable[[], None]) -> bool:
     try:
         action()
         return True

@@ -134,14 +134,84 @@ def _read_packaged_text() -> str:
 
 @lru_cache(maxsize=1)
 def _packaged_table() -> Mapping[str, Any]:
-    import tomllib  # the config loader imports it anyway; here it is needed once per process
+    """The parsed rules.toml, through a JSON copy in the user's cache dir.
 
-    return tomllib.loads(_read_packaged_text())
+    A hook is a fresh process on every Bash call: importing ``tomllib`` and parsing the rules
+    costs ~10 ms there, reading the same table as JSON (``json`` is loaded anyway) well under 1.
+    The copy is keyed by the file's size and mtime, so an edited rules.toml is parsed again.
+    """
+    import json
+
+    from self_improve.paths_fast import user_cache_dir
+
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), RULES_FILE)
+    try:
+        info = os.stat(path)
+        cache = os.path.join(user_cache_dir(), f"rules-{info.st_size}-{info.st_mtime_ns}.json")
+    except OSError:
+        cache = ""
+    if cache:
+        try:
+            with open(cache, encoding="utf-8") as handle:
+                table = json.load(handle)
+            if isinstance(table, dict):
+                return table
+        except (OSError, ValueError):
+            pass
+    import tomllib
+
+    table = tomllib.loads(_read_packaged_text())
+    if cache:
+        _write_cache(cache, table)
+    return table
+
+
+def _write_cache(cache: str, table: Mapping[str, Any]) -> None:
+    """Best effort: a cache that cannot be written only costs the next process the TOML parse."""
+    import json
+
+    try:
+        os.makedirs(os.path.dirname(cache), exist_ok=True)
+        tmp = f"{cache}.{os.getpid()}.tmp"
+        with open(tmp, "w", encoding="utf-8") as handle:
+            json.dump(table, handle)
+        os.replace(tmp, cache)
+    except (OSError, TypeError, ValueError):
+        pass
 
 
 @lru_cache(maxsize=1)
 def _default_rules() -> Rules:
-    return _build_rules(_packaged_table(), None)
+    rules = _build_rules(_packaged_table(), None)
+    _write_prescreen(rules)
+    return rules
+
+
+def _write_prescreen(rules: Rules) -> None:
+    """Give ``prescreen`` the needles of every packaged rule (None if one rule has none)."""
+    from self_improve.detect import prescreen
+
+    if prescreen.cache_path("screen") is None or os.path.exists(prescreen.cache_path("screen") or ""):
+        return
+    needles: set[str] | None = set()
+    for rule in rules.rules:
+        if rule.needles:
+            needles.update(rule.needles)
+            continue
+        # Exit 0 is reported only on a strong hit (a weak pattern counts only on a viewer's own
+        # "name: ..." line, where a needle of the rule's strong patterns is not required, but
+        # those weak patterns start at ^ with something no "name: " line can begin with: they
+        # are checked by the prescreen test). So a rule without needles needs its strong ones.
+        for pattern in rule.strong:
+            best = needle(pattern)
+            if not best:
+                needles = None
+                break
+            needles.update(best)
+        if needles is None:
+            break
+    kept = prescreen.minimal_needles(needles) if needles is not None else None
+    prescreen.write_screen(kept, rules.head_chars, rules.tail_chars)
 
 
 def load_rules(overrides: Mapping[str, Any] | None = None) -> Rules:

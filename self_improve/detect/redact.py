@@ -23,8 +23,11 @@ Every secret is replaced by ``[REDACTED]`` (a value whose key told us it is secr
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from functools import lru_cache
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # the hooks import this module: keep collections.abc's import off the hot path
+    from collections.abc import Callable
 
 REDACTED = "[REDACTED]"
 
@@ -64,7 +67,7 @@ def _base64(match: re.Match[str]) -> str:
     return match.group(0)
 
 
-Replacement = str | Callable[[re.Match[str]], str]
+Replacement = "str | Callable[[re.Match[str]], str]"  # a string: evaluating it would need collections.abc
 
 
 @lru_cache(maxsize=1)

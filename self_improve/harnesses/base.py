@@ -4,19 +4,64 @@ Nothing outside ``self_improve/harnesses/`` knows a harness's field names: adapt
 payloads (a Claude Code hook's stdin, a Codex hook's stdin, an OpenClaw transcript row) into
 these small immutable records, and everything downstream (detect, store) works on them only.
 
-They are named tuples rather than dataclasses because they sit on the hooks' hot path:
-``dataclasses`` imports ``inspect``, which costs more than the rest of a passing hook call.
+They are hand-written slotted classes rather than dataclasses or named tuples because they sit on
+the hooks' hot path: ``dataclasses`` imports ``inspect`` and ``collections`` is not free either,
+and each costs more than the rest of a passing hook call.
 """
 
 from __future__ import annotations
 
-from collections import namedtuple
 
-_ToolResult = namedtuple("_ToolResult", "command output exit_code session cwd interrupted", defaults=(False,))
-_Prompt = namedtuple("_Prompt", "text session cwd")
+class Record:
+    """Immutable, comparable and printable; subclasses list their fields in ``__slots__``."""
+
+    __slots__: tuple[str, ...] = ()
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        names = self.__slots__
+        values = dict(zip(names, args))
+        values.update(kwargs)
+        for name in names:
+            if name not in values:
+                default = self._defaults().get(name, _MISSING)
+                if default is _MISSING:
+                    raise TypeError(f"{type(self).__name__}() missing argument {name!r}")
+                values[name] = default
+        if len(args) > len(names) or set(values) - set(names):
+            raise TypeError(f"{type(self).__name__}() got unexpected arguments")
+        for name in names:
+            object.__setattr__(self, name, values[name])
+
+    @classmethod
+    def _defaults(cls) -> dict[str, object]:
+        return {}
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"{type(self).__name__} is immutable")
+
+    def _astuple(self) -> tuple[object, ...]:
+        return tuple(getattr(self, name) for name in self.__slots__)
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and other._astuple() == self._astuple()  # type: ignore[attr-defined]
+
+    def __hash__(self) -> int:
+        return hash(self._astuple())
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__slots__)
+        return f"{type(self).__name__}({fields})"
+
+    def _replace(self, **changes: object) -> Record:
+        values = {name: getattr(self, name) for name in self.__slots__}
+        values.update(changes)
+        return type(self)(**values)
 
 
-class ToolResult(_ToolResult):
+_MISSING = object()
+
+
+class ToolResult(Record):
     """One finished shell command.
 
     ``exit_code`` is ``None`` when the harness does not say (never guess 0 for a missing code:
@@ -24,7 +69,7 @@ class ToolResult(_ToolResult):
     ``output`` is stdout and stderr combined, as the harness shows it to the model.
     """
 
-    __slots__ = ()
+    __slots__ = ("command", "output", "exit_code", "session", "cwd", "interrupted")
     command: str
     output: str
     exit_code: int | None
@@ -32,11 +77,15 @@ class ToolResult(_ToolResult):
     cwd: str
     interrupted: bool
 
+    @classmethod
+    def _defaults(cls) -> dict[str, object]:
+        return {"interrupted": False}
 
-class Prompt(_Prompt):
+
+class Prompt(Record):
     """One user prompt, as submitted."""
 
-    __slots__ = ()
+    __slots__ = ("text", "session", "cwd")
     text: str
     session: str
     cwd: str

@@ -10,11 +10,11 @@ Field names verified on Claude Code 2.1.328 (see shared/claude-code/README.md):
 
 from __future__ import annotations
 
-import json
-import re
-from typing import Any
-
 from self_improve.harnesses.base import Prompt, ToolResult
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # the hooks import this module: typing stays off their hot path
+    from typing import Any
 
 NAME = "claude"
 POST_TOOL_EVENTS = ("PostToolUse", "PostToolUseFailure")
@@ -23,7 +23,21 @@ SHELL_TOOLS = ("Bash",)
 # Claude Code caps injected text at 10,000 characters; we stay far below it anyway.
 MAX_CONTEXT_CHARS = 10_000
 
-_EXIT_PREFIX = re.compile(r"\AExit code (-?\d+)\r?\n?")
+EXIT_PREFIX = "Exit code "
+
+
+def split_exit_code(error: str) -> tuple[int | None, str]:
+    """``"Exit code N\\n<output>"`` -> (N, output); (None, error) without that prefix.
+
+    Plain string work: the hooks never import ``re`` for a command that passed.
+    """
+    if not error.startswith(EXIT_PREFIX):
+        return None, error
+    head, newline, rest = error[len(EXIT_PREFIX) :].partition("\n")
+    digits = head.rstrip("\r")
+    if not (digits.lstrip("-").isdigit() and digits.isascii()):
+        return None, error
+    return int(digits), rest
 
 
 def _text(value: Any) -> str:
@@ -55,11 +69,8 @@ def parse_tool_result(payload: dict[str, Any]) -> ToolResult | None:
             cwd=cwd,
             interrupted=response.get("interrupted") is True,
         )
-    error = _text(payload.get("error"))
-    match = _EXIT_PREFIX.match(error)
     # A failure without the "Exit code N" prefix (a timeout, a denied call) still failed.
-    exit_code = int(match.group(1)) if match else None
-    output = error[match.end() :] if match else error
+    exit_code, output = split_exit_code(_text(payload.get("error")))
     return ToolResult(
         command=command,
         output=output,
@@ -81,5 +92,7 @@ def parse_prompt(payload: dict[str, Any]) -> Prompt | None:
 
 def format_context(event: str, text: str) -> str:
     """What the hook prints so that ``text`` reaches the model after ``event``."""
+    import json
+
     body = {"hookSpecificOutput": {"hookEventName": event, "additionalContext": text[:MAX_CONTEXT_CHARS]}}
     return json.dumps(body, ensure_ascii=False)

@@ -35,7 +35,6 @@ the Responses API, hooks dumping their stdin:
 
 from __future__ import annotations
 
-import json
 from self_improve.harnesses.base import Prompt, ToolResult
 
 TYPE_CHECKING = False
@@ -114,6 +113,8 @@ def format_context(event: str, text: str) -> str:
     Codex validates hook output against a strict schema (``additionalProperties: false``):
     exactly ``hookSpecificOutput.{hookEventName, additionalContext}``, nothing else.
     """
+    import json
+
     body = {"hookSpecificOutput": {"hookEventName": event, "additionalContext": text[:MAX_CONTEXT_CHARS]}}
     return json.dumps(body, ensure_ascii=False)
 

@@ -343,9 +343,9 @@ def archive_candidates(
 ) -> tuple[list[ArchiveCandidate], int]:
     """Archive candidates (and the number of active entries, for the size cap message)."""
     skip = {entry_id.upper() for entry_id in exclude}
-    candidates = usable(entries)
+    eligible = usable(entries)
     reasons: dict[str, tuple[str, str]] = {}
-    for entry in candidates:
+    for entry in eligible:
         key = entry.id.upper()
         if key in skip or has_unclosed_fence(entry):
             continue
@@ -376,7 +376,7 @@ def archive_candidates(
         ranked = sorted(
             (
                 entry
-                for entry in candidates
+                for entry in eligible
                 if entry.status in ACTIVE_STATUSES
                 and entry.id.upper() not in reasons
                 and entry.id.upper() not in skip
@@ -395,7 +395,7 @@ def archive_candidates(
                 f"lowest value while over the size cap: seen {count} time{'s' if count != 1 else ''}, last {seen or 'unknown'}",
             )
 
-    by_id = {entry.id.upper(): entry for entry in candidates}
+    by_id = {entry.id.upper(): entry for entry in eligible}
     order = {"marked": 0, "stale": 1, "decayed": 2, "size_cap": 3}
     candidates = [
         ArchiveCandidate(

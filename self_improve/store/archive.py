@@ -40,6 +40,7 @@ from __future__ import annotations
 import bisect
 import json
 import os
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
@@ -271,6 +272,9 @@ class _Family:
         known = {entry_id.upper() for entry_id in present} | set(records)
         self.children: dict[str, list[tuple[int, str]]] = {}
         self.parent_of: dict[str, str] = {}
+        # Where a walk from a node ended last time: new entries only ever hang after a tail, so a
+        # later walk can resume there (archiving a long run of entries stays linear).
+        self._tails: dict[str, str] = {}
         for key, record in records.items():
             parent = record.after.upper()
             if parent and parent not in known:
@@ -285,14 +289,17 @@ class _Family:
         parent = self.parent_of.pop(key, None)
         if parent is not None:
             self.children[parent] = [item for item in self.children[parent] if item[1] != key]
+            self._tails.clear()
 
     def tail(self, parent: str) -> str:
         """The last entry of the virtual order among ``parent`` and what hangs after it."""
+        node = self._tails.get(parent, parent)
         seen: set[str] = set()
-        while self.children.get(parent) and parent not in seen:
-            seen.add(parent)
-            parent = self.children[parent][-1][1]
-        return parent
+        while self.children.get(node) and node not in seen:
+            seen.add(node)
+            node = self.children[node][-1][1]
+        self._tails[parent] = node
+        return node
 
 
 def _kind_file_of(entry_id: str) -> list[str]:
@@ -330,14 +337,18 @@ def archive_changes(
     for item in archived:
         in_archive.setdefault(item.archive_file, set()).add(item.entry.id.upper())
     learnings: dict[str, tuple[tuple[str, ...], list[Entry]]] = {}
+    keys: dict[str, list[str]] = {}  # upper-case IDs, parallel to the entries: C-speed lookups
+    twice: set[str] = set()  # IDs that appear more than once in their file
     families: dict[str, _Family] = {}
-    archive_texts: dict[str, str] = {}
+    archive_parts: dict[str, list[str]] = {}  # joined once at the end
     changed: set[str] = set()
 
     def load(file: str) -> list[Entry]:
         if file not in learnings:
             parsed = parse_text(read(file), file=f".learnings/{file}")
             learnings[file] = (parsed.preamble, list(parsed.entries))
+            keys[file] = [e.id.upper() for e in parsed.entries]
+            twice.update(k for k, n in Counter(keys[file]).items() if n > 1)
             families[file] = _Family(_records_for(archived, file), (e.id for e in parsed.entries))
             spelled.update({e.id.upper(): e.id for e in parsed.entries})
         return learnings[file][1]
@@ -347,35 +358,36 @@ def archive_changes(
         key = wanted.strip().upper()
         for file in _kind_file_of(key):
             entries = load(file)
-            positions = [i for i, e in enumerate(entries) if e.id.upper() == key]
-            if positions:
+            if key in keys[file]:
                 break
         else:
             raise SelfImproveError(f"unknown ID {wanted!r} (see `self-improve list`)")
-        if len(positions) > 1:
-            raise SelfImproveError(f"{wanted} appears {len(positions)} times in .learnings/{file}: see `self-improve lint`")
-        index = positions[0]
+        if key in twice:
+            copies = keys[file].count(key)
+            raise SelfImproveError(f"{wanted} appears {copies} times in .learnings/{file}: see `self-improve lint`")
+        index = keys[file].index(key)
         entry = entries[index]
         if has_unclosed_fence(entry):
             raise SelfImproveError(f"{entry.id} has a code fence that is never closed: fix it first (see `self-improve lint`)")
         family = families[file]
         family.discard(key)  # a copy left by a crashed run must not become its own predecessor
-        after = family.tail(entries[index - 1].id.upper() if index else "")
+        after = family.tail(keys[file][index - 1] if index else "")
         year = archive_year(entry, today)
         target = archive_name(year)
         chunk = archived_form(entry, spelled.get(after, after), index, file, today)
-        text = archive_texts[target] if target in archive_texts else read(target)
+        parts = archive_parts.setdefault(target, [read(target)])
         if key in in_archive.get(target, set()):
-            archive_texts[target] = _replace_chunk(text, target, key, chunk)
+            parts[:] = [_replace_chunk("".join(parts), target, key, chunk)]
         else:
-            archive_texts[target] = _append_chunk(text, chunk, year, entry.eol)
+            parts.extend(_chunk_after("".join(parts[-1:]), chunk, year, entry.eol))
         in_archive.setdefault(target, set()).add(key)
         del entries[index]
+        del keys[file][index]
         family.add(key, after, index)
         changed.add(file)
         moves.append(Move(entry.id, file, target, entry.status))
     texts: Changes = {file: LearningsFile(learnings[file][0], tuple(learnings[file][1])).render() for file in changed}
-    texts.update(archive_texts)
+    texts.update({name: "".join(parts) for name, parts in archive_parts.items()})
     return texts, moves
 
 
@@ -389,12 +401,13 @@ def _replace_chunk(text: str, archive_file: str, key: str, chunk: str) -> str:
     return LearningsFile(parsed.preamble, tuple(entries)).render()
 
 
-def _append_chunk(text: str, chunk: str, year: str, eol: str) -> str:
+def _chunk_after(text: str, chunk: str, year: str, eol: str) -> list[str]:
+    """What to append to an archive file ending with ``text`` (its last part) to add ``chunk``."""
     if not text:
-        return archive_header(year, eol) + chunk
+        return [archive_header(year, eol), chunk]
     if not text.endswith("\n"):
-        text += eol
-    return text + chunk
+        return [eol, chunk]
+    return [chunk]
 
 
 def restore_changes(read: Reader, archive_files: Sequence[str], entry_id: str) -> tuple[Changes, Move]:

@@ -220,3 +220,12 @@ def test_any_archive_and_restore_sequence_gives_the_file_back(case: tuple[str, l
     for entry_id in data.draw(st.permutations(archived)):
         apply(restore_changes(read, archives(), entry_id)[0])
     assert files == {"ERRORS.md": original}
+
+
+def test_duplicate_ids_are_refused(tmp_path: Path) -> None:
+    text = entry_text("LRN-20250101-aaa", status="resolved")
+    store = write_project(tmp_path, [text, text])
+    before = learnings_hash(tmp_path)
+    with pytest.raises(SelfImproveError, match=r"^LRN-20250101-aaa appears 2 times in \.learnings/LEARNINGS\.md: see `self-improve lint`$"):
+        archive_mod.archive(store, ["LRN-20250101-aaa"], TODAY)
+    assert learnings_hash(tmp_path) == before

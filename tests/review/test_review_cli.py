@@ -226,3 +226,8 @@ def test_json_cannot_be_combined_with_applying(project: Path) -> None:
     result = run_cli("review", "--json", "--yes", cwd=project, env=TODAY)
     assert (result.returncode, result.stderr) == (2, "self-improve: error: --json only lists the proposals: use it without --yes and --dry-run\n")
     assert tree_hash(project) == before
+
+
+def test_hidden_interactive_flag_equals_the_environment_variable(project: Path) -> None:
+    by_flag = run_cli("review", "--interactive", cwd=project, input="q\n", env=TODAY)
+    assert by_flag.stdout == (GOLDEN / "review-interactive-quit.txt").read_text(encoding="utf-8")
