@@ -47,14 +47,14 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "bench"))
 
-import replay_trace as trace  # noqa: E402
+import replay_trace as trace
 
 HOOKS = REPO / "hooks"
 REFERENCE = REPO / "bench" / "reference"
 FIXTURES = REPO / "tests" / "fixtures" / "claude"
 CORPUS = REPO.parent / "shared" / "corpus" / "public.jsonl"
-BLOCK = re.compile(r"(\r?\n)?<!-- self-improve:begin.*?<!-- self-improve:end -->(\r?\n)?", re.S)
-KNOWN_FIX = re.compile(r"^Known fix \(([^)]+)\): (.*)$", re.M)
+BLOCK = re.compile(r"(\r?\n)?<!-- self-improve:begin.*?<!-- self-improve:end -->(\r?\n)?", re.DOTALL)
+KNOWN_FIX = re.compile(r"^Known fix \(([^)]+)\): (.*)$", re.MULTILINE)
 PROJECT_FILES = {
     "CLAUDE.md": "# Cart service\n\nRun `pnpm test` before you push. Keep functions small.\n",
     "README.md": "# cart\n\nA small shop backend with a sales report.\n",
@@ -141,7 +141,7 @@ def injected(stdout: str) -> str:
 
 
 def run(command: list[str], stdin: bytes, env: dict[str, str], cwd: Path) -> str:
-    done = subprocess.run(command, input=stdin, capture_output=True, env=env, cwd=cwd, timeout=60)
+    done = subprocess.run(command, input=stdin, check=False, capture_output=True, env=env, cwd=cwd, timeout=60)
     return done.stdout.decode("utf-8", "replace")
 
 
@@ -188,7 +188,7 @@ class Result:
     retired: int = 0
     retired_stale: int = 0
     archived: int = 0
-    reminder_tokens: float = 0.0
+    reminder_tokens: float = 0.0  # the prompt hook's output (reminders, correction nudges)
     error_tokens: float = 0.0
     managed_block_tokens: float = 0.0  # what CLAUDE.md/AGENTS.md carry at the end, read every session
     files_touched: list[str] = field(default_factory=list)
@@ -213,7 +213,7 @@ class Evidence:
         recent = [(d, s) for d, s in self.seen.get(label, []) if today - 30 <= d <= today]
         return len(recent) >= 3 and len({s for _, s in recent}) >= 2
 
-    def describe(self, label: str, today: int) -> str:
+    def describe(self, label: str) -> str:
         history = self.seen.get(label, [])
         return f"{len(history)} occurrences in {len({s for _, s in history})} sessions"
 
@@ -231,9 +231,12 @@ class Ours:
         self.labels: dict[str, str] = {}  # entry ID -> Pattern-Key or correction rule
         self.promoted_at: dict[str, int] = {}  # label -> session index
         self.rule_of: dict[str, str] = {}  # learning summary -> the rule it was logged with
+        self.passing = [cid for cid, row in rows.items() if row["label"] == "ok"]  # corpus order
+        self.next_pass = 0
+        self.sessions: tuple[trace.Session, ...] = ()
 
     def cli(self, args: list[str], env: dict[str, str]) -> str:
-        done = subprocess.run([interpreter(), "-m", "self_improve", *args], capture_output=True, env=env,
+        done = subprocess.run([interpreter(), "-m", "self_improve", *args], check=False, capture_output=True, env=env,
                               cwd=self.project, timeout=60)
         if done.returncode != 0:
             self.result.problems.append(f"`self-improve {' '.join(args[:3])}` exited {done.returncode}: {done.stderr.decode().strip()}")
@@ -273,10 +276,12 @@ class Ours:
             if step.rule:
                 self.result.corrections += 1
             if "<correction-detected>" in context:
-                self.result.corrections_nudged += 1
                 if step.rule:
+                    self.result.corrections_nudged += 1
                     self.rule_of[step.prompt] = step.rule
                     self.evidence.add(f"correction: {step.rule}", session.day, index)
+                else:
+                    self.result.problems.append(f"session {index + 1}: {step.prompt!r} taken for a correction")
                 self.agent_runs(context, {"<do X, not Y>": step.rule or "(no rule)", "<what the user said>": step.prompt}, env)
             for command in step.commands or (self.next_passing(),):
                 row = self.rows[command]
@@ -308,18 +313,17 @@ class Ours:
                 fix, summary = trace.FIXES.get(key, trace.DEFAULT_FIX)
                 self.agent_runs(context, {"<fix>": fix, "<one-line summary>": summary}, env)
 
-    _passing: list[str] | None = None
-    _next = 0
-
     def next_passing(self) -> str:
-        if self._passing is None:
-            self._passing = [cid for cid, row in self.rows.items() if row["label"] == "ok"]
-        cid = self._passing[self._next % len(self._passing)]
-        self._next += 1
+        cid = self.passing[self.next_pass % len(self.passing)]
+        self.next_pass += 1
         return cid
 
     def label_entries(self, env: dict[str, str]) -> None:
+        today = env["SELF_IMPROVE_TODAY"]
         for entry in json.loads(self.cli(["list", "--json"], env) or "[]"):
+            if (entry.get("last_seen") or today) > today:
+                self.result.problems.append(f"{entry['id']} last seen {entry['last_seen']}, after the simulated {today}: "
+                                            "SELF_IMPROVE_NOW is not honoured")
             if entry.get("pattern_key"):
                 self.labels[entry["id"]] = entry["pattern_key"]
             elif entry.get("summary") in self.rule_of:
@@ -346,7 +350,7 @@ class Ours:
                 on_time = not any(self.evidence.due(label, day) for day in self.earlier_review_days(index))
                 self.result.promoted_on_time += on_time
                 self.result.events.append(
-                    f"{where}: promoted {label} ({self.evidence.describe(label, session.day)} so far)"
+                    f"{where}: promoted {label} ({self.evidence.describe(label)} so far)"
                     + ("" if on_time else "; LATE: it was due at an earlier review")
                 )
             elif verb == "retired":
@@ -479,7 +483,7 @@ def table(ours: Result, shipped: Result, stdin: Result) -> str:
         ("  ... at the first review after the 3rd occurrence", [str(r.promoted_on_time) for r in columns]),
         ("rules retired after going stale (>180 d)", [str(r.retired_stale) for r in columns]),
         ("entries archived", [str(r.archived) for r in columns]),
-        ("tokens injected: reminders", [f"{r.reminder_tokens:.0f}" for r in columns]),
+        ("tokens injected: prompt hook (reminders)", [f"{r.reminder_tokens:.0f}" for r in columns]),
         ("tokens injected: error blocks / known fixes", [f"{r.error_tokens:.0f}" for r in columns]),
         ("tokens injected: total (chars/4)", [f"{r.tokens:.0f}" for r in columns]),
         ("tokens of managed rules in CLAUDE.md at the end", [f"{r.managed_block_tokens:.0f}" for r in columns]),

@@ -6,7 +6,6 @@ either nothing or the whole appended block (append: one ``write`` call of a few 
 
 from __future__ import annotations
 
-import contextlib
 import os
 import stat
 
@@ -17,16 +16,25 @@ if TYPE_CHECKING:  # the hooks import this module: keep pathlib and typing off t
 
 def _fsync_dir(directory: str) -> None:
     # Makes the rename itself durable; some filesystems refuse O_RDONLY on dirs, which is fine.
-    with contextlib.suppress(OSError):
+    try:
         fd = os.open(directory, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
 
 
-def atomic_write(path: PathArg, data: bytes) -> None:
-    """Replace ``path`` with ``data``: temp file in the same directory, fsync, ``os.replace``."""
+def atomic_write(path: PathArg, data: bytes, *, durable: bool = True) -> None:
+    """Replace ``path`` with ``data``: temp file in the same directory, fsync, ``os.replace``.
+
+    ``durable=False`` skips the two fsyncs: for the hooks' own counters and session state, where
+    a power cut may lose the last update but must never leave a half-written file (the rename
+    still guarantees that), and the user should not wait for the disk on every prompt.
+    """
     path = os.fspath(path)
     directory = os.path.dirname(path) or "."
     try:
@@ -38,16 +46,20 @@ def atomic_write(path: PathArg, data: bytes) -> None:
     try:
         try:
             _write_all(fd, data)
-            os.fsync(fd)
+            if durable:
+                os.fsync(fd)
         finally:
             os.close(fd)
         os.chmod(tmp, mode)
         os.replace(tmp, path)
     except BaseException:
-        with contextlib.suppress(OSError):
+        try:
             os.unlink(tmp)
+        except OSError:
+            pass
         raise
-    _fsync_dir(directory)
+    if durable:
+        _fsync_dir(directory)
 
 
 def append_durable(path: PathArg, data: bytes) -> None:

@@ -1,36 +1,47 @@
-"""An exclusive advisory lock on a file, shared by every process that writes ``.learnings/``."""
+"""An exclusive advisory lock on a file, shared by every process that writes ``.learnings/``.
+
+A small class instead of ``contextlib.contextmanager``: the hooks take this lock on every prompt,
+and ``contextlib`` (with the ``collections`` it pulls in) would be most of their import time.
+"""
 
 from __future__ import annotations
 
 import fcntl
 import os
 import time
-from contextlib import contextmanager
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from collections.abc import Iterator
 
 from self_improve.errors import SelfImproveError
 
 
-@contextmanager
-def locked(lock_path: str | os.PathLike[str], timeout: float = 30.0) -> Iterator[None]:
+class locked:  # noqa: N801 - reads as a function at the call sites: `with locked(path):`
     """Hold ``flock(LOCK_EX)`` on ``lock_path``; the kernel drops it if we are killed."""
-    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
-    try:
-        deadline = time.monotonic() + timeout
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() >= deadline:
-                    raise SelfImproveError(f"timed out waiting for the lock {lock_path}") from None
-                time.sleep(0.005)
+
+    def __init__(self, lock_path: str | os.PathLike[str], timeout: float = 30.0) -> None:
+        self.lock_path = lock_path
+        self.timeout = timeout
+        self._fd: int | None = None
+
+    def __enter__(self) -> None:
+        fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+        deadline = time.monotonic() + self.timeout
         try:
-            yield
-        finally:
-            fcntl.flock(fd, fcntl.LOCK_UN)
-    finally:
-        os.close(fd)
+            while True:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    if time.monotonic() >= deadline:
+                        raise SelfImproveError(f"timed out waiting for the lock {self.lock_path}") from None
+                    time.sleep(0.005)
+        except BaseException:
+            os.close(fd)
+            raise
+        self._fd = fd
+
+    def __exit__(self, *exc_info: object) -> None:
+        fd, self._fd = self._fd, None
+        if fd is not None:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_UN)
+            finally:
+                os.close(fd)

@@ -75,7 +75,7 @@ def _setting(config: dict[str, Any], dotted: str, default: Any) -> Any:
     return value if type(value) is type(default) else default
 
 
-def _read_json(path: str) -> dict[str, Any]:
+def _read_json(path: str) -> dict[str, int]:
     from self_improve.hooks import parse_json
 
     try:
@@ -83,22 +83,25 @@ def _read_json(path: str) -> dict[str, Any]:
             data = parse_json(handle.read())
     except (OSError, ValueError):
         return {}
-    return data if isinstance(data, dict) else {}
+    if not isinstance(data, dict):
+        return {}
+    return {str(k): v for k, v in data.items() if isinstance(v, int) and not isinstance(v, bool)}
 
 
-def _write_json(path: str, data: dict[str, Any]) -> None:
-    import json
-
+def _write_json(path: str, data: dict[str, int]) -> None:
+    """State files hold only our own names and whole numbers, so they are written by hand:
+    ``json.dumps`` would import ``json`` and ``re`` on every prompt."""
     from self_improve.atomic import atomic_write
 
+    body = ", ".join(f'"{name}": {int(value)}' for name, value in sorted(data.items()))
     os.makedirs(os.path.dirname(path), exist_ok=True)
-    atomic_write(path, json.dumps(data, sort_keys=True).encode("utf-8"))
+    atomic_write(path, ("{" + body + "}").encode("utf-8"), durable=False)
 
 
 def session_file_name(session: str) -> str:
-    from self_improve.store.tasks import task_hash
-
-    return f"{task_hash(session)}.json"
+    """The session id itself where it is a plain id (Claude's are UUIDs), so no hash is needed."""
+    safe = "".join(ch for ch in session if ch.isascii() and (ch.isalnum() or ch in "-_"))[:80]
+    return f"{safe or '-'}.json"
 
 
 class Context:
@@ -155,7 +158,7 @@ class Context:
         from self_improve.atomic import atomic_write
 
         os.makedirs(self.state_dir, exist_ok=True)
-        atomic_write(path, self.session.encode("utf-8", "surrogatepass"))
+        atomic_write(path, self.session.encode("utf-8", "surrogatepass"), durable=False)
 
     def record_error(self, detection: Any, result: Any) -> Seen:
         """Bump (or create) the ERR entry for this Pattern-Key; then look for its known fix."""

@@ -168,7 +168,7 @@ def test_old_sessions_are_pruned(project: Path) -> None:
     ancient = time.time() - 8 * 86400
     os.utime(old, (ancient, ancient))
     prompt(project, session="new")
-    assert [p.name for p in sessions.iterdir()] == [f"{task_hash('new')}.json"]
+    assert [p.name for p in sessions.iterdir()] == ["new.json"]
 
 
 # ---- robustness ----------------------------------------------------------------------------------

@@ -27,12 +27,14 @@ a long prompt only the first 2,000 and last 500 characters are read.  A pattern 
 
 from __future__ import annotations
 
-import re
 from collections import namedtuple
-from functools import lru_cache
+
+_COMPILED: dict[str, Any] = {}  # a plain dict, not functools.lru_cache: keeps imports off the hook
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # importing typing costs milliseconds the hooks do not have
+    from typing import Any
+
     from self_improve.harnesses.base import Prompt
 
 
@@ -216,7 +218,7 @@ _NEEDLES: dict[str, tuple[str, ...]] = {
 }
 
 _APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'"})
-_SENTENCE_END = re.compile(r"[?？.!。！\n]")
+_SENTENCE_END = r"[?？.!。！\n]"
 
 
 # A correction is said in a sentence or two; a long prompt is mostly pasted material (logs,
@@ -225,9 +227,19 @@ HEAD_CHARS = 2000
 TAIL_CHARS = 500
 
 
-@lru_cache(maxsize=None)
-def _compiled(pattern: _Pattern) -> re.Pattern[str]:
-    return re.compile(pattern.regex, re.MULTILINE)
+def _compile(regex: str) -> Any:
+    """Compiled once per process; ``re`` itself is imported only once a needle has matched,
+    so a prompt that is clearly no correction costs no regex machinery at all."""
+    found = _COMPILED.get(regex)
+    if found is None:
+        import re
+
+        found = _COMPILED[regex] = re.compile(regex, re.MULTILINE)
+    return found
+
+
+def _compiled(pattern: _Pattern) -> Any:
+    return _compile(pattern.regex)
 
 
 def _normalise(text: str) -> str:
@@ -238,7 +250,7 @@ def _normalise(text: str) -> str:
 
 def _in_question(text: str, end: int) -> bool:
     """Does the sentence holding position ``end`` end with a question mark?"""
-    stop = _SENTENCE_END.search(text, end)
+    stop = _compile(_SENTENCE_END).search(text, end)
     return stop is not None and stop.group(0) in "?？"
 
 
