@@ -7,7 +7,6 @@ Every key has a documented default here; ``self-improve config list`` prints the
 from __future__ import annotations
 
 import copy
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -82,6 +81,8 @@ def read_user_config(path: Path) -> dict[str, Any]:
 
 
 def read_user_config_text(text: str, path: Path) -> dict[str, Any]:
+    import tomllib  # only when a config file exists: the hooks record errors through here
+
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
