@@ -231,3 +231,27 @@ def test_install_git_registers_and_uninstall_git_restores(tmp_path: Path) -> Non
     assert (tmp_path / ".gitattributes").read_bytes() == before
     gone = subprocess.run(["git", "config", "--get-regexp", "merge.self-improve"], cwd=tmp_path, capture_output=True)
     assert gone.stdout == b""
+
+
+def test_review_proposes_the_user_scope_for_a_key_seen_in_two_projects(tmp_path: Path) -> None:
+    env = {"HOME": str(tmp_path / "home"), "XDG_STATE_HOME": str(tmp_path / "state"), "XDG_DATA_HOME": ""}
+    projects = []
+    for name in ("one", "two"):
+        project = tmp_path / name
+        project.mkdir()
+        (project / ".git").mkdir()
+        run_cli("init", cwd=project, env=env)
+        assert run_cli("log", "error", "docker needs sudo", "--pattern-key", "docker.permission", cwd=project, env=env).returncode == 0
+        projects.append(project)
+    run_cli("log", "error", "only here", "--pattern-key", "local.thing", cwd=projects[0], env=env)
+    listing = json.loads(run_cli("review", "--json", cwd=projects[0], env=env).stdout)
+    (move,) = listing["user_scope"]
+    assert (move["pattern_key"], move["projects"], move["other_projects"]) == ("docker.permission", 2, [str(projects[1])])
+    show = subprocess.run([*CLI, "show", move["id"]], cwd=projects[0], capture_output=True, env={**os.environ, **env, "PYTHONPATH": str(REPO)})
+    imported = subprocess.run([*CLI, "import", "--scope", "user", "-"], input=show.stdout, cwd=projects[0], capture_output=True,
+                              env={**os.environ, **env, "PYTHONPATH": str(REPO)})
+    assert imported.returncode == 0, imported.stderr
+    rows = json.loads(run_cli("list", "--scope", "user", "--json", cwd=projects[0], env=env).stdout)
+    assert [r["pattern_key"] for r in rows] == ["docker.permission"]
+    alone = json.loads(run_cli("review", "--json", cwd=tmp_path / "two", env={**env, "XDG_STATE_HOME": str(tmp_path / "other")}).stdout)
+    assert "user_scope" not in alone

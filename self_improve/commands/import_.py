@@ -14,7 +14,7 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-from self_improve.commands._common import add_json_flag, store_from
+from self_improve.commands._common import add_json_flag, add_scope_flag, store_from
 from self_improve.errors import SelfImproveError
 from self_improve.output import print_json
 from self_improve.store.bulk import import_entries
@@ -25,6 +25,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("import", help="merge entries exported by `self-improve export` into this store")
     parser.add_argument("file", help="an export (Markdown or --json); - for stdin")
     parser.add_argument("--dry-run", action="store_true", help="say what would happen, write nothing")
+    add_scope_flag(parser)
     add_json_flag(parser)
     parser.set_defaults(func=run)
 

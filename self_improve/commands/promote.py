@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 
-from self_improve.commands._common import store_from
+from self_improve.commands._common import add_scope_flag, store_from
 from self_improve.errors import SelfImproveError, UsageError
 from self_improve.review import managed_block
 from self_improve.review.policy import (
@@ -477,6 +477,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--yes", action="store_true", help="do it without asking (needed off a terminal when promotion.require_approval is on)")
     parser.add_argument("--dry-run", action="store_true", help="print the diff of every file that would change; change nothing")
     add_hidden_test_flags(parser)
+    add_scope_flag(parser)
     parser.set_defaults(func=run)
 
 

@@ -29,7 +29,7 @@ from typing import Any
 
 from self_improve.atomic import atomic_write
 from self_improve.commands import lint as lint_command
-from self_improve.commands._common import add_json_flag, store_from
+from self_improve.commands._common import add_json_flag, add_scope_flag, store_from
 from self_improve.commands.promote import (
     ArchiveStep,
     Step,
@@ -61,7 +61,7 @@ from self_improve.review.policy import (
     rule_problem,
 )
 from self_improve.store.archive import archive_name
-from self_improve.store.entry import Entry
+from self_improve.store.entry import ACTIVE_STATUSES, Entry
 from self_improve.store.lint import Problem
 from self_improve.store.store import Store, iso, utcnow
 
@@ -175,13 +175,43 @@ def retire_json(candidate: RetireCandidate) -> dict[str, Any]:
     }
 
 
-def review_json(plan: ReviewPlan, problems: list[Problem], policy: Policy) -> dict[str, Any]:
-    return {
+def review_json(plan: ReviewPlan, problems: list[Problem], policy: Policy, store: Store | None = None) -> dict[str, Any]:
+    out: dict[str, Any] = {
         "promote": [promote_json(c, policy) for c in plan.promote],
         "archive": [archive_json(c) for c in plan.archive],
         "retire": [retire_json(c) for c in plan.retire],
         "lint": [{"file": p.file, "line": p.line, "reason": p.reason} for p in problems],
     }
+    moves = user_scope_candidates(store) if store is not None else []
+    if moves:  # only when there is one, so the four documented groups stay the whole answer
+        out["user_scope"] = moves
+    return out
+
+
+def user_scope_candidates(store: Store) -> list[dict[str, Any]]:
+    """Active entries whose Pattern-Key also recurs in another project: lessons about the user
+    or the machine rather than this project, proposed for the user-wide store."""
+    from self_improve.store.registry import projects_with_key
+
+    if store.scope != "project":
+        return []
+    out = []
+    for entry in store.entries():
+        if not entry.pattern_key or entry.status not in ACTIVE_STATUSES:
+            continue
+        others = projects_with_key(entry.kind, entry.pattern_key, exclude=store.root)
+        if others:
+            out.append(
+                {
+                    "id": entry.id,
+                    "summary": entry.summary,
+                    "pattern_key": entry.pattern_key,
+                    "projects": len(others) + 1,
+                    "other_projects": [str(p) for p in others],
+                    "command": f"self-improve show {entry.id} | self-improve import --scope user -",
+                }
+            )
+    return out
 
 
 # ---- text ------------------------------------------------------------------------------------------
@@ -478,6 +508,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--yes", action="store_true", help="apply every proposal without asking")
     parser.add_argument("--dry-run", action="store_true", help="print the unified diff of every file the proposals would change; change nothing")
     add_hidden_test_flags(parser)
+    add_scope_flag(parser)
     parser.set_defaults(func=run)
 
 
@@ -490,7 +521,7 @@ def run(args: argparse.Namespace) -> int:
     policy = Policy.from_settings(store.setting)
     problems = lint_command.collect(store)
     if args.json:
-        print_json(review_json(plan, problems, policy))
+        print_json(review_json(plan, problems, policy, store))
         return 0
     if args.dry_run:
         outcome = Outcome()
@@ -516,4 +547,9 @@ def run(args: argparse.Namespace) -> int:
         record_review(store)
         return 1 if outcome.failed else 0
     sys.stdout.write(render_listing(plan, problems, policy, triage))
+    for move in user_scope_candidates(store):
+        print(
+            f"user scope: {move['id']} [{move['pattern_key']}] recurs in {move['projects']} projects; "
+            f"to keep it for all of them: {move['command']}"
+        )
     return 0

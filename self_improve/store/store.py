@@ -127,6 +127,8 @@ class Store:
     def config(self) -> dict[str, Any]:
         if self._config is None:
             self._config = config_mod.load(self.dir)
+            if self.scope == "user":
+                self._config = _user_scope_targets(self._config, config_mod.read_user_config(config_mod.config_path(self.dir)))
         return self._config
 
     def setting(self, key: str) -> Any:
@@ -252,6 +254,10 @@ class Store:
         _validate(request)
         path = self.file_for(request.kind)
         self._check_writable(path)
+        if self.scope == "project":
+            from self_improve.store.registry import note_project
+
+            note_project(self.root)  # so review can see a Pattern-Key recurring across projects
         now = request.now or utcnow()
         session = request.session or self.last_session()
         occurrence = occ.Occurrence(now.strftime("%Y-%m-%d"), task_hash(session))
@@ -351,6 +357,20 @@ class Store:
 
 
 # ---- helpers -------------------------------------------------------------------------------------
+
+# The user store promotes into the harness's user-level file (relative to the home folder);
+# `--target .codex/AGENTS.md` picks Codex's instead.
+USER_SCOPE_TARGET = ".claude/CLAUDE.md"
+
+
+def _user_scope_targets(config: dict[str, Any], user_file: dict[str, Any]) -> dict[str, Any]:
+    chosen = user_file.get("targets", {}) if isinstance(user_file.get("targets"), dict) else {}
+    targets = dict(config.get("targets", {}))
+    for key in ("learning", "error", "feature", "workflow"):
+        if key not in chosen:
+            targets[key] = USER_SCOPE_TARGET
+    return {**config, "targets": targets}
+
 
 
 def _split(text: str) -> list[str]:
