@@ -16,6 +16,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # bench/scoring.py, however this file is loaded
+from scoring import Score  # noqa: E402
 from self_improve.detect.corrections import detect_correction  # noqa: E402
 from self_improve.harnesses.base import Prompt  # noqa: E402
 
@@ -32,27 +34,6 @@ class Labelled:
 def load(path: Path = DEFAULT_DATA) -> list[Labelled]:
     with path.open(encoding="utf-8") as fh:
         return [Labelled(**json.loads(line)) for line in fh if line.strip()]
-
-
-@dataclass(frozen=True)
-class Score:
-    tp: int
-    fp: int
-    fn: int
-    tn: int
-
-    @property
-    def precision(self) -> float:
-        return self.tp / (self.tp + self.fp) if self.tp + self.fp else 1.0
-
-    @property
-    def recall(self) -> float:
-        return self.tp / (self.tp + self.fn) if self.tp + self.fn else 1.0
-
-    @property
-    def f1(self) -> float:
-        p, r = self.precision, self.recall
-        return 2 * p * r / (p + r) if p + r else 0.0
 
 
 def evaluate(rows: Sequence[Labelled]) -> tuple[Score, list[tuple[Labelled, str | None]]]:

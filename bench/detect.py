@@ -27,6 +27,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # bench/scoring.py, however this file is loaded
+from scoring import Score  # noqa: E402
 from self_improve.detect.errors import detect, load_rules  # noqa: E402
 from self_improve.harnesses.base import ToolResult  # noqa: E402
 
@@ -77,27 +79,6 @@ def load_corpus(path: Path = DEFAULT_CORPUS) -> list[Case]:
                 payload = row["payload"]
                 cases.append(Case(row["id"], row["label"], row["kind"], result_from_payload(payload), json.dumps(payload)))
     return cases
-
-
-@dataclass(frozen=True)
-class Score:
-    tp: int
-    fp: int
-    fn: int
-    tn: int
-
-    @property
-    def precision(self) -> float:
-        return self.tp / (self.tp + self.fp) if self.tp + self.fp else 1.0
-
-    @property
-    def recall(self) -> float:
-        return self.tp / (self.tp + self.fn) if self.tp + self.fn else 1.0
-
-    @property
-    def f1(self) -> float:
-        p, r = self.precision, self.recall
-        return 2 * p * r / (p + r) if p + r else 0.0
 
 
 def score(cases: Sequence[Case], predicted: Callable[[Case], bool]) -> tuple[Score, list[str], list[str]]:

@@ -35,7 +35,8 @@ the Responses API, hooks dumping their stdin:
 
 from __future__ import annotations
 
-from self_improve.harnesses.base import Prompt, ToolResult
+from self_improve.harnesses import claude
+from self_improve.harnesses.base import ToolResult
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the hooks import this module: typing, dataclasses and pathlib stay out of it
@@ -50,11 +51,7 @@ PROMPT_EVENT = "UserPromptSubmit"
 # Codex names its shell tool "Bash" in hook payloads (the model-facing tool is exec_command).
 SHELL_TOOLS = ("Bash",)
 # Same cap as Claude Code's; Codex spills larger contexts to a file, which the model may not read.
-MAX_CONTEXT_CHARS = 10_000
-
-
-def _text(value: Any) -> str:
-    return value if isinstance(value, str) else ""
+MAX_CONTEXT_CHARS = claude.MAX_CONTEXT_CHARS
 
 
 def matches(payload: Any) -> bool:
@@ -98,25 +95,12 @@ def parse_tool_result(payload: dict[str, Any]) -> ToolResult | None:
     )
 
 
-def parse_prompt(payload: dict[str, Any]) -> Prompt | None:
-    if payload.get("hook_event_name") != PROMPT_EVENT:
-        return None
-    prompt = payload.get("prompt")
-    if not isinstance(prompt, str):
-        return None
-    return Prompt(text=prompt, session=_text(payload.get("session_id")), cwd=_text(payload.get("cwd")))
-
-
-def format_context(event: str, text: str) -> str:
-    """What the hook prints so that ``text`` reaches the model after ``event``.
-
-    Codex validates hook output against a strict schema (``additionalProperties: false``):
-    exactly ``hookSpecificOutput.{hookEventName, additionalContext}``, nothing else.
-    """
-    import json
-
-    body = {"hookSpecificOutput": {"hookEventName": event, "additionalContext": text[:MAX_CONTEXT_CHARS]}}
-    return json.dumps(body, ensure_ascii=False)
+# Codex's prompt payload and its hook output have Claude Code's shape: one implementation serves
+# both. (Codex validates the output strictly, ``additionalProperties: false``: exactly
+# ``hookSpecificOutput.{hookEventName, additionalContext}``, which is what Claude's formatter prints.)
+parse_prompt = claude.parse_prompt
+format_context = claude.format_context
+_text = claude._text
 
 
 # --- install (in codex_install.py, imported only when installing) ------------------------------
