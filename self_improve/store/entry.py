@@ -446,22 +446,28 @@ class LearningsFile:
         return "".join(self.preamble) + "".join(entry.text for entry in self.entries)
 
 
-# Only fence lines and header lines can change where entries start, so one C-speed scan finds them.
-_SCAN = re.compile(r"^(?:[ \t]{0,3}(?:`{3,}|~{3,})[^\n]*|##[ \t]+\[[^\n]*)$", re.M)
+# Only fence lines and header lines can change where entries start. A search for a newline
+# followed by one of them runs at C speed (a literal first character); the fence-aware check
+# then looks at those few lines only.
+_CANDIDATE_AFTER_NEWLINE = re.compile("\n(?=##[ \t]+\\[|[ \t]{0,3}(?:```|~~~))")
+_CANDIDATE_AT_START = re.compile("##[ \t]+\\[|[ \t]{0,3}(?:```|~~~)")
 
 
 def entry_offsets(text: str) -> list[int]:
     """Character offsets where entries start (header lines outside code fences)."""
     tracker = FenceTracker()
     starts: list[int] = []
-    for match in _SCAN.finditer(text):
-        bare = match.group(0)
+    positions = [0] if _CANDIDATE_AT_START.match(text) else []
+    positions.extend(match.end() for match in _CANDIDATE_AFTER_NEWLINE.finditer(text))
+    for start in positions:
+        end = text.find("\n", start)
+        bare = text[start : end if end != -1 else len(text)]
         if bare.endswith("\r"):
             bare = bare[:-1]
         if tracker.inside_after(bare):
             continue
         if _HEADER.match(bare):
-            starts.append(match.start())
+            starts.append(start)
     return starts
 
 

@@ -380,8 +380,10 @@ def _split(text: str) -> list[str]:
 
 
 RELATED_THRESHOLD = 0.5
-# The summary is one line under "### Summary" (or "### Requested Capability" for features).
-_SUMMARY_HEAD = r"(?im)^###[ \t]+(?:Summary|Requested Capability)[ \t]*\r?\n(?:[ \t]*\r?\n)*"
+# The summary is one line under "### Summary" (or "### Requested Capability" for features). The
+# pattern starts with a literal newline so re can search for it at C speed (an entry's sections
+# never start a file, so a match at offset 0 is not needed).
+_SUMMARY_LINE = re.compile(r"(?i)\n###[ \t]+(?:Summary|Requested Capability)[ \t]*\r?\n(?:[ \t]*\r?\n)*([^\r\n]*)")
 
 
 class _FileScan:
@@ -425,10 +427,18 @@ class _FileScan:
         """Entries whose summary line scores at least ``threshold`` (at least RELATED_THRESHOLD)."""
         if self._similar is None:
             self._similar = []
-            for hit in re.finditer(_summary_pattern(self.wanted, RELATED_THRESHOLD), self.text):
-                score = similarity(self.wanted, tokens(hit.group(1)))
+            required = _required_tokens(self.wanted, RELATED_THRESHOLD)
+            for hit in _SUMMARY_LINE.finditer(self.text):
+                line = hit.group(1)
+                # re's IGNORECASE is not full case folding, and a non-ASCII character may fold
+                # into an ASCII token ("ß" -> "ss"): only ASCII lines are pre-filtered.
+                if required and line.isascii():
+                    lowered = line.lower()
+                    if not any(token in lowered for token in required):
+                        continue
+                score = similarity(self.wanted, tokens(line))
                 if score >= RELATED_THRESHOLD:
-                    self._similar.append((score, hit.start()))
+                    self._similar.append((score, hit.start() + 1))
         out = []
         for score, position in self._similar:
             if score >= threshold and (found := self.entry_at(position)) is not None:
@@ -436,20 +446,15 @@ class _FileScan:
         return out
 
 
-def _summary_pattern(wanted: frozenset[str], threshold: float) -> str:
-    """Summary lines that can reach ``threshold``: a cheap pre-filter before exact scoring.
-
-    Jaccard >= t needs at least ceil(t*|A|) of the wanted tokens, so any |A| - ceil(t*|A|) + 1 of
-    them must include one the candidate has (pigeonhole). re's IGNORECASE is not full case folding,
-    so this only pre-filters ASCII tokens, and lets every line with a non-ASCII character through.
-    """
-    if wanted and all(token.isascii() for token in wanted):
-        need = math.ceil(threshold * len(wanted))
-        some = sorted(wanted, key=lambda t: (-len(t), t))[: len(wanted) - need + 1]
-        alternatives = "|".join(re.escape(token) for token in some)
-        # A non-ASCII character may case-fold into an ASCII token ("ß" -> "ss"): such lines pass.
-        return _SUMMARY_HEAD + rf"([^\r\n]*?(?:(?<!\w)(?:{alternatives})(?!\w)|[^\x00-\x7f])[^\r\n]*)"
-    return _SUMMARY_HEAD + r"([^\r\n]*)"
+def _required_tokens(wanted: frozenset[str], threshold: float) -> tuple[str, ...]:
+    """Tokens of which a summary reaching ``threshold`` must contain at least one: a cheap
+    pre-filter before exact scoring. Jaccard >= t needs at least ceil(t*|A|) of the wanted
+    tokens, so any |A| - ceil(t*|A|) + 1 of them must include one the candidate has
+    (pigeonhole). () when a wanted token is not ASCII (then every line is scored)."""
+    if not wanted or not all(token.isascii() for token in wanted):
+        return ()
+    need = math.ceil(threshold * len(wanted))
+    return tuple(sorted(wanted, key=lambda t: (-len(t), t))[: len(wanted) - need + 1])
 
 
 class _IdsIn:
@@ -459,8 +464,9 @@ class _IdsIn:
         self.text = text
 
     def __contains__(self, candidate: object) -> bool:
-        pattern = rf"(?im)^##[ \t]+\[[ \t]*{re.escape(str(candidate))}[ \t]*\]"
-        return re.search(pattern, self.text) is not None
+        header = rf"##[ \t]+\[[ \t]*{re.escape(str(candidate))}[ \t]*\]"
+        # "\n" first: a literal start lets re search at C speed instead of trying every line.
+        return re.search(rf"(?i)\n{header}", self.text) is not None or re.match(rf"(?i){header}", self.text) is not None
 
 
 def _validate(request: LogRequest) -> None:
