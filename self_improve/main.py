@@ -41,6 +41,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "hook": ("hook", "run a hook on stdin (what hooks/prompt-submit and hooks/post-bash do)"),
     "install": ("install", "register the hooks with Claude Code / Codex / OpenClaw (idempotent)"),
     "uninstall": ("uninstall", "remove exactly what install added"),
+    "doctor": ("doctor", "check the hooks, the plugin and .learnings/; exit 1 on a problem"),
     "build-plugin": ("build_plugin", "render the Claude Code plugin files from plugin.toml"),
     "sweep": ("sweep", "record failing commands from OpenClaw transcripts (one pass)"),
     "watch": ("watch", "follow OpenClaw transcripts and record failing commands until stopped"),

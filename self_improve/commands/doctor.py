@@ -1,0 +1,271 @@
+"""``self-improve doctor``: is everything wired up, and does each hook really answer?
+
+For every harness it finds (Claude Code, Codex, OpenClaw) it prints one line per check, ✓ or ✗,
+with the fix for each ✗:
+- our hooks are registered (in settings, or through the plugin) for every event we need;
+- every registered command's script and its pinned interpreter exist and are executable;
+- each hook, fed a sample payload in a scratch project, answers as it should, and how fast;
+- the plugin and the settings hooks are not both active (every hook would fire twice).
+Then it lints the project's ``.learnings/``. Exit 1 if any check failed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shlex
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from self_improve.commands._common import add_json_flag
+from self_improve.output import colour, print_json
+from self_improve.paths import find_root
+
+# (event, matcher) pairs each harness needs; see plugin.toml.
+CLAUDE_EVENTS = (("UserPromptSubmit", None), ("PostToolUse", "Bash"), ("PostToolUseFailure", "Bash"))
+CODEX_EVENTS = (("UserPromptSubmit", None), ("PostToolUse", "Bash"))
+FIXTURE_SESSION = "self-improve-doctor"
+
+
+@dataclass(frozen=True)
+class Check:
+    harness: str
+    ok: bool
+    what: str
+    fix: str = ""
+
+    def render(self) -> str:
+        mark = colour("✓", "green") if self.ok else colour("✗", "red")
+        line = f"{mark} {self.harness}: {self.what}"
+        return line if self.ok or not self.fix else f"{line}\n    fix: {self.fix}"
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser("doctor", help="check the hooks, the plugin and .learnings/; exit 1 on a problem")
+    parser.add_argument("--project", metavar="DIR", help="the project whose settings and .learnings/ to check (default: --root or .)")
+    add_json_flag(parser)
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    project = find_root(explicit=args.project or getattr(args, "root", None))
+    home = Path.home()
+    checks = [*claude_checks(home, project), *codex_checks(home, project), *openclaw_checks(), *learnings_checks(project)]
+    if args.json:
+        print_json([{"harness": c.harness, "ok": c.ok, "check": c.what, "fix": c.fix} for c in checks])
+    else:
+        for check in checks:
+            print(check.render())
+        if not checks:
+            print("no harness found (no ~/.claude, ~/.codex or OpenClaw workspace) and no .learnings/ here")
+    return 0 if all(c.ok for c in checks) else 1
+
+
+# ---- reading hook registrations ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Registration:
+    file: Path
+    event: str
+    matcher: str | None
+    command: str
+
+
+def registrations(settings: Path) -> list[Registration]:
+    """Every command hook in a settings / hooks.json file (an unreadable file has none)."""
+    try:
+        data = json.loads(settings.read_bytes())
+    except (OSError, ValueError):
+        return []
+    hooks = data.get("hooks") if isinstance(data, dict) else None
+    out = []
+    for event, groups in hooks.items() if isinstance(hooks, dict) else []:
+        for group in groups if isinstance(groups, list) else []:
+            if not isinstance(group, dict):
+                continue
+            matcher = group.get("matcher") if isinstance(group.get("matcher"), str) else None
+            for handler in group.get("hooks") or []:
+                if isinstance(handler, dict) and isinstance(handler.get("command"), str):
+                    out.append(Registration(settings, event, matcher, handler["command"]))
+    return out
+
+
+def _ours(registration: Registration) -> bool:
+    from self_improve.harnesses.installer import is_our_command, load_manifest
+
+    return is_our_command(registration.command, load_manifest().scripts)
+
+
+def _covers(matcher: str | None, wanted: str | None) -> bool:
+    if wanted is None:
+        return True
+    return matcher in (None, "", "*") or wanted in matcher.split("|")
+
+
+def _invalid_json(path: Path) -> str | None:
+    try:
+        json.loads(path.read_bytes())
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as exc:
+        return f"{path}: {exc}"
+    return None
+
+
+# ---- per harness ---------------------------------------------------------------------------------
+
+
+def claude_checks(home: Path, project: Path) -> list[Check]:
+    files = [home / ".claude/settings.json", project / ".claude/settings.json", project / ".claude/settings.local.json"]
+    plugin_in = [f for f in (files[0], files[1], files[2]) if _plugin_enabled(f)]
+    if not (home / ".claude").is_dir() and not any(f.exists() for f in files[1:]):
+        return []
+    return _hook_checks("claude", files, CLAUDE_EVENTS, plugin_in, "self-improve install --harness claude")
+
+
+def codex_checks(home: Path, project: Path) -> list[Check]:
+    files = [home / ".codex/hooks.json", project / ".codex/hooks.json"]
+    if not (home / ".codex").is_dir() and not files[1].exists():
+        return []
+    return _hook_checks("codex", files, CODEX_EVENTS, [], "self-improve install --harness codex")
+
+
+def _hook_checks(name: str, files: list[Path], events: tuple[tuple[str, str | None], ...], plugin_in: list[Path], fix: str) -> list[Check]:
+    checks = [Check(name, False, f"{problem} (not valid JSON)", "fix the file by hand") for f in files if (problem := _invalid_json(f))]
+    ours = [r for f in files for r in registrations(f) if _ours(r)]
+    for event, matcher in events:
+        found = [r for r in ours if r.event == event and _covers(r.matcher, matcher)]
+        where = ", ".join(sorted({str(r.file) for r in found}))
+        label = f"{event}{f' ({matcher})' if matcher else ''}"
+        if found:
+            checks.append(Check(name, True, f"{label} hook registered in {where}"))
+        elif plugin_in:
+            checks.append(Check(name, True, f"{label} hook registered through the plugin (enabled in {plugin_in[0]})"))
+        else:
+            checks.append(Check(name, False, f"{label} hook is not registered", fix))
+    if ours and plugin_in:
+        checks.append(
+            Check(name, False, "registered twice: in settings and as the enabled plugin (every hook fires twice)",
+                  f"keep one: `self-improve uninstall --harness {name}` or `claude plugin uninstall self-improve`")
+        )
+    seen: set[str] = set()
+    for registration in ours:
+        if registration.command not in seen:
+            seen.add(registration.command)
+            checks.extend(_command_checks(name, registration, fix, seen))
+    return checks
+
+
+def _command_checks(name: str, registration: Registration, fix: str, seen: set[str]) -> list[Check]:
+    """The script and its pinned interpreter (each path once), then one sample call."""
+    words = shlex.split(registration.command)
+    python = words[0].split("=", 1)[1]
+    script = Path(words[1])
+    checks, healthy = [], True
+    for path, what in ((Path(python), "interpreter"), (script, "hook script")):
+        ok = path.is_file() and os.access(path, os.X_OK)
+        healthy = healthy and ok
+        if str(path) not in seen:
+            seen.add(str(path))
+            checks.append(Check(name, ok, f"{what} {path} {'is executable' if ok else 'is missing or not executable'}", fix))
+    if healthy:
+        checks.append(_fire(name, registration, python, script))
+    return checks
+
+
+def _sample_payloads(project: Path) -> dict[str, dict[str, Any]]:
+    common = {"session_id": FIXTURE_SESSION, "cwd": str(project), "transcript_path": "", "permission_mode": "default"}
+    return {
+        "UserPromptSubmit": {**common, "hook_event_name": "UserPromptSubmit", "prompt": "run the tests"},
+        "PostToolUseFailure": {
+            **common,
+            "hook_event_name": "PostToolUseFailure",
+            "tool_name": "Bash",
+            "tool_input": {"command": 'python3 -c "import nosuchmod"', "description": "run"},
+            "error": "Exit code 1\nModuleNotFoundError: No module named 'nosuchmod'",
+            "is_interrupt": False,
+        },
+        "PostToolUse": {
+            **common,
+            "hook_event_name": "PostToolUse",
+            "tool_name": "Bash",
+            "tool_input": {"command": "echo ok", "description": "run"},
+            "tool_response": {"stdout": "ok", "stderr": "", "interrupted": False, "isImage": False},
+        },
+    }
+
+
+def _fire(name: str, registration: Registration, python: str, script: Path) -> Check:
+    """Feed the hook a sample payload in a scratch project (never the user's) and time it."""
+    from self_improve.store.store import Store
+
+    event = "PostToolUseFailure" if script.name == "post-bash" else "UserPromptSubmit"
+    expected = "<error-detected>" if event == "PostToolUseFailure" else "<self-improvement-reminder>"
+    with tempfile.TemporaryDirectory(prefix="self-improve-doctor-") as scratch:
+        project = Path(scratch)
+        Store(project).init()
+        payload = json.dumps(_sample_payloads(project)[event]).encode()
+        env = {**os.environ, "SELF_IMPROVE_PYTHON": python}
+        started = time.perf_counter()
+        try:
+            result = subprocess.run([str(script)], input=payload, capture_output=True, timeout=10, env=env)
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            return Check(name, False, f"{script.name} did not run: {exc}", "reinstall: " + "self-improve install --harness " + name)
+        elapsed = (time.perf_counter() - started) * 1000
+    output = result.stdout.decode("utf-8", "replace")
+    ok = result.returncode == 0 and expected in output
+    what = f"{script.name} answered a sample {event} {'correctly' if ok else 'wrongly'} in {elapsed:.0f} ms (exit {result.returncode})"
+    return Check(name, ok, what, "see ~/.local/state/self-improve/debug.log, or run it with SELF_IMPROVE_DEBUG=1")
+
+
+def openclaw_checks() -> list[Check]:
+    from self_improve.harnesses.openclaw import default_workspace
+
+    workspace = Path(default_workspace())
+    if not workspace.is_dir():
+        return []
+    from self_improve.openclaw_block import has_block
+
+    checks = []
+    agents = workspace / "AGENTS.md"
+    try:
+        text = agents.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        text = ""
+    fix = "self-improve install --harness openclaw"
+    checks.append(Check("openclaw", has_block(text), f"reminder block {'present' if has_block(text) else 'missing'} in {agents}", fix))
+    stamp = workspace / "skills" / "self-improvement" / ".self-improve-stamp"
+    checks.append(Check("openclaw", stamp.is_file(), f"skill {'installed' if stamp.is_file() else 'missing'} in {stamp.parent}", fix))
+    return checks
+
+
+def learnings_checks(project: Path) -> list[Check]:
+    from self_improve.commands.lint import collect
+    from self_improve.errors import SelfImproveError
+    from self_improve.store.store import Store
+
+    store = Store(project)
+    if not store.exists():
+        return [Check("learnings", True, f"no .learnings/ in {project}: the hooks stay out of this project (`self-improve init` to take part)")]
+    try:
+        problems = collect(store)
+    except SelfImproveError as exc:
+        return [Check("learnings", False, str(exc), "see `self-improve lint`")]
+    if not problems:
+        return [Check("learnings", True, f"lint: no problems in {store.relative(store.dir)}/")]
+    return [Check("learnings", False, f"lint: {p.render()}", "fix the entry by hand, then `self-improve lint`") for p in problems]
+
+
+def _plugin_enabled(settings: Path) -> bool:
+    try:
+        value = json.loads(settings.read_bytes())
+    except (OSError, ValueError):
+        return False
+    enabled = value.get("enabledPlugins") if isinstance(value, dict) else None
+    return isinstance(enabled, dict) and any(k.split("@", 1)[0] == "self-improve" and v is True for k, v in enabled.items())

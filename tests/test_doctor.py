@@ -1,0 +1,54 @@
+"""``self-improve doctor``: one line per check, the fix for each failure, exit 1 on any."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from tests.helpers import run_cli
+
+
+def doctor(project: Path, home: Path) -> tuple[int, list[str]]:
+    result = run_cli("doctor", "--project", str(project), cwd=project, env={"HOME": str(home), "OPENCLAW_WORKSPACE_DIR": str(home / "none")})
+    return result.returncode, [re.sub(r"in \d+ ms", "in N ms", line) for line in result.stdout.splitlines()]
+
+
+def test_healthy_install(tmp_path: Path) -> None:
+    home, project = tmp_path / "home", tmp_path / "project"
+    home.mkdir()
+    project.mkdir()
+    env = {"HOME": str(home)}
+    assert run_cli("init", cwd=project, env=env).returncode == 0
+    assert run_cli("install", "--harness", "claude", "--scope", "user", cwd=project, env=env).returncode == 0
+    code, lines = doctor(project, home)
+    assert code == 0, lines
+    settings = home / ".claude/settings.json"
+    assert lines[:3] == [
+        f"✓ claude: UserPromptSubmit hook registered in {settings}",
+        f"✓ claude: PostToolUse (Bash) hook registered in {settings}",
+        f"✓ claude: PostToolUseFailure (Bash) hook registered in {settings}",
+    ]
+    assert "✓ claude: post-bash answered a sample PostToolUseFailure correctly in N ms (exit 0)" in lines
+    assert "✓ claude: prompt-submit answered a sample UserPromptSubmit correctly in N ms (exit 0)" in lines
+    assert lines[-1] == "✓ learnings: lint: no problems in .learnings/"
+    assert list((project / ".learnings").glob("*.md")) and not (project / ".learnings/ERRORS.md").read_text().count("## [")
+
+
+def test_missing_hooks_broken_paths_and_double_registration(tmp_path: Path) -> None:
+    home, project = tmp_path / "home", tmp_path / "project"
+    (home / ".claude").mkdir(parents=True)
+    project.mkdir()
+    code, lines = doctor(project, home)
+    assert code == 1
+    assert lines[:2] == ["✗ claude: UserPromptSubmit hook is not registered", "    fix: self-improve install --harness claude"]
+    run_cli("install", "--harness", "claude", "--scope", "user", cwd=project, env={"HOME": str(home)})
+    settings = home / ".claude/settings.json"
+    data = json.loads(settings.read_text())
+    data["enabledPlugins"] = {"self-improve@self-improve": True}
+    text = json.dumps(data).replace("/hooks/post-bash", "/moved/hooks/post-bash")
+    settings.write_text(text)
+    code, lines = doctor(project, home)
+    assert code == 1
+    assert "✗ claude: registered twice: in settings and as the enabled plugin (every hook fires twice)" in lines
+    assert any(line.startswith("✗ claude: hook script ") and line.endswith("/moved/hooks/post-bash is missing or not executable") for line in lines)
