@@ -129,6 +129,12 @@ def bash_payload(project: Path, session: str, row: dict) -> bytes:
     return json.dumps(data).encode()
 
 
+def lesson_key(rule: str) -> str:
+    """The Pattern-Key the simulated agent gives a correction: derived from the lesson itself."""
+    words = "".join(ch if ch.isalnum() else " " for ch in rule.lower()).split()
+    return "correction." + "-".join(words[:4])
+
+
 def injected(stdout: str) -> str:
     """What reaches the model: additionalContext for JSON output, the plain text otherwise."""
     text = stdout.strip()
@@ -279,10 +285,16 @@ class Ours:
                 if step.rule:
                     self.result.corrections_nudged += 1
                     self.rule_of[step.prompt] = step.rule
-                    self.evidence.add(f"correction: {step.rule}", session.day, index)
+                    self.evidence.add(lesson_key(step.rule), session.day, index)
                 else:
                     self.result.problems.append(f"session {index + 1}: {step.prompt!r} taken for a correction")
-                self.agent_runs(context, {"<do X, not Y>": step.rule or "(no rule)", "<what the user said>": step.prompt}, env)
+                placeholders = {
+                    "<do X, not Y>": step.rule or "(no rule)",
+                    "<what the user said>": step.prompt,
+                    # The agent names the lesson, not the wording: one stable key per rule.
+                    "<area.topic>": lesson_key(step.rule or "none"),
+                }
+                self.agent_runs(context, placeholders, env)
             for command in step.commands or (self.next_passing(),):
                 row = self.rows[command]
                 if row["label"] == "error" and row["kind"] in fixed:
@@ -327,7 +339,7 @@ class Ours:
             if entry.get("pattern_key"):
                 self.labels[entry["id"]] = entry["pattern_key"]
             elif entry.get("summary") in self.rule_of:
-                self.labels[entry["id"]] = f"correction: {self.rule_of[entry['summary']]}"
+                self.labels[entry["id"]] = lesson_key(self.rule_of[entry["summary"]])
             else:
                 self.labels[entry["id"]] = entry.get("summary", entry["id"])
 

@@ -213,7 +213,7 @@ REMINDER = (
 CORRECTION_NUDGE = (
     "<correction-detected>\n"
     "The user seems to be correcting you. Once you have it right, record it in the user's own words:\n"
-    'self-improve log learning --category correction --action "<do X, not Y>" "<what the user said>"\n'
+    'self-improve log learning --category correction --pattern-key <area.topic> --action "<do X, not Y>" "<what the user said>"\n'
     "</correction-detected>"
 )
 

@@ -30,7 +30,14 @@ def counter_edit(name: str) -> Callable[[Entry], Entry]:
         current = entry.meta(name).strip()
         if current and not current.isdigit():
             raise SelfImproveError(f"{entry.id}: {name} is {current!r}, not a whole number: fix it by hand (see `self-improve lint`)")
-        return entry.with_metadata(name, str(int(current or "0") + 1))
+        updated = entry.with_metadata(name, str(int(current or "0") + 1))
+        if name == "Helpful":
+            # A rule that prevents its mistake is never "seen" again; its last helpful mark
+            # is what tells review it is still in use (see review.policy's stale rule).
+            from self_improve.store.store import utcnow
+
+            updated = updated.with_metadata("Last-Helpful", utcnow().strftime("%Y-%m-%d"))
+        return updated
 
     return edit
 

@@ -427,7 +427,9 @@ def retire_candidates(entries: Sequence[Entry], today: date, policy: Policy) -> 
         if superseded_by(entry):
             reasons.append(f"superseded by {superseded_by(entry)}")
         age = proof.days_since_seen
-        if age is not None and age > policy.stale_after_days:
+        helped = days_since(_day(entry.meta("Last-Helpful")), today)
+        if age is not None and age > policy.stale_after_days and (helped is None or helped > policy.stale_after_days):
+            # A rule that works prevents its own recurrence: a recent `mark --helpful` keeps it.
             reasons.append(f"not seen for {age} days (over {policy.stale_after_days})")
         if reasons:
             found.append(RetireCandidate(entry, proof, tuple(reasons), entry.promoted))
@@ -461,3 +463,10 @@ def pending_triage(entries: Iterable[Entry], counts_at_review: Mapping[str, int]
         if counts_at_review is None or entry.recurrence_count > counts_at_review.get(entry.id.upper(), 0):
             count += 1
     return count
+
+
+def _day(value: str) -> date | None:
+    try:
+        return date.fromisoformat(value.strip()[:10])
+    except ValueError:
+        return None

@@ -288,6 +288,15 @@ def test_retire_when_superseded_or_stale() -> None:
     ]
 
 
+def test_a_rule_marked_helpful_recently_is_not_stale() -> None:
+    # A working rule prevents its own recurrence: without this, every rule that works would be
+    # retired 180 days after it started working.
+    kept = entry("LRN-20260301-eee", status="promoted", occurrences=[(200, "t1")], meta=[("Helpful", "2"), ("Last-Helpful", day(10))])
+    old_help = entry("LRN-20260301-fff", status="promoted", occurrences=[(200, "t1")], meta=[("Helpful", "1"), ("Last-Helpful", day(181))])
+    found = retire_candidates([kept, old_help], TODAY, POLICY)
+    assert [(c.entry.id, c.reasons) for c in found] == [("LRN-20260301-fff", ("not seen for 200 days (over 180)",))]
+
+
 # ---- the rule and its target ----------------------------------------------------------------------
 
 

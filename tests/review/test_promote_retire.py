@@ -8,6 +8,8 @@ review the diff.
 
 from __future__ import annotations
 
+import re
+
 import os
 import tempfile
 from pathlib import Path
@@ -320,7 +322,7 @@ def test_mark_counts_helpful_and_harmful(project: Path) -> None:
     result = run_cli("mark", PNPM, "--harmful", "--json", cwd=project)
     assert result.stdout == f'{{"id": "{PNPM}", "helpful": 2, "harmful": 1, "status": "pending"}}\n'
     text = (project / ".learnings" / "LEARNINGS.md").read_text(encoding="utf-8")
-    assert "- Last-Seen: 2026-03-01\n- Helpful: 2\n- Harmful: 1\n\n---\n" in text
+    assert re.search(r"- Last-Seen: 2026-03-01\n- Helpful: 2\n- Last-Helpful: \d{4}-\d{2}-\d{2}\n- Harmful: 1\n\n---\n", text)
 
 
 def test_mark_hints_at_retiring_a_rule_that_misleads(project: Path) -> None:
