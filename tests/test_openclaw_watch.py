@@ -21,6 +21,8 @@ recorder, so they test the watcher, not the rules; ``test_real_store_*`` uses th
 
 from __future__ import annotations
 
+from tests.helpers import CLI  # noqa: E402
+
 import json
 import shutil
 import signal
@@ -649,23 +651,10 @@ def test_watch_survives_a_locked_database(tmp_path: Path) -> None:
 
 # -- the commands ----------------------------------------------------------------------------
 
-# Runs a verb through main.py once main lists it; until then through the verb module itself.
-_CLI_DRIVER = """
-import argparse, importlib, sys
-from self_improve import main as m
-verb = sys.argv[1]
-if verb in getattr(m, "COMMANDS", getattr(m, "COMMAND_MODULES", ())):
-    sys.exit(m.main(sys.argv[1:]))
-module = importlib.import_module("self_improve.commands." + verb)
-parser = argparse.ArgumentParser(prog="self-improve")
-module.register(parser.add_subparsers())
-args = parser.parse_args(sys.argv[1:])
-sys.exit(args.func(args))
-"""
 
 
 def cli(*args: str) -> list[str]:
-    return [sys.executable, "-c", _CLI_DRIVER, *args]
+    return [*CLI, *args]
 
 
 def test_sweep_command_prints_json_counts(tmp_path: Path) -> None:

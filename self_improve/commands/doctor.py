@@ -123,7 +123,9 @@ def _invalid_json(path: Path) -> str | None:
 
 def claude_checks(home: Path, project: Path) -> list[Check]:
     files = [home / ".claude/settings.json", project / ".claude/settings.json", project / ".claude/settings.local.json"]
-    plugin_in = [f for f in (files[0], files[1], files[2]) if _plugin_enabled(f)]
+    from self_improve.harnesses.claude_install import plugin_enabled
+
+    plugin_in = [f for f in files if plugin_enabled(f, "self-improve")]
     if not (home / ".claude").is_dir() and not any(f.exists() for f in files[1:]):
         return []
     return _hook_checks("claude", files, CLAUDE_EVENTS, plugin_in, "self-improve install --harness claude")
@@ -260,12 +262,3 @@ def learnings_checks(project: Path) -> list[Check]:
     if not problems:
         return [Check("learnings", True, f"lint: no problems in {store.relative(store.dir)}/")]
     return [Check("learnings", False, f"lint: {p.render()}", "fix the entry by hand, then `self-improve lint`") for p in problems]
-
-
-def _plugin_enabled(settings: Path) -> bool:
-    try:
-        value = json.loads(settings.read_bytes())
-    except (OSError, ValueError):
-        return False
-    enabled = value.get("enabledPlugins") if isinstance(value, dict) else None
-    return isinstance(enabled, dict) and any(k.split("@", 1)[0] == "self-improve" and v is True for k, v in enabled.items())

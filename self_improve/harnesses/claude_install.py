@@ -111,7 +111,7 @@ class ClaudeInstaller:
     def notes(self, target: Target) -> list[str]:
         notes = []
         for path in {expand(self.manifest.option(NAME, "settings", "user"), target), self.settings_path(target)}:
-            if _plugin_enabled(path, self.manifest.name):
+            if plugin_enabled(path, self.manifest.name):
                 notes.append(
                     f"claude: the {self.manifest.name} plugin is also enabled in {path}: its hooks and these "
                     "would both run; keep one (`claude plugin uninstall` or `self-improve uninstall`)"
@@ -135,7 +135,7 @@ def _commands(data: bytes) -> list[object]:
     return out
 
 
-def _plugin_enabled(settings: Path, plugin: str) -> bool:
+def plugin_enabled(settings: Path, plugin: str) -> bool:
     try:
         value = json.loads(settings.read_bytes())
     except (OSError, ValueError):

@@ -16,6 +16,8 @@ model does when it works in a repo.
 
 from __future__ import annotations
 
+from tests.helpers import CLI  # noqa: E402
+
 import json
 import os
 import signal
@@ -48,19 +50,6 @@ BLOCK_BEGIN = "<!-- self-improve:openclaw:begin (managed by `self-improve instal
 BLOCK_END = "<!-- self-improve:openclaw:end -->"
 PENDING_NONE = "Pending triage: 0 errors recorded since last review"
 PENDING_ONE = "Pending triage: 1 error recorded since last review"
-# Runs a verb through main.py once main lists it; until then through the verb module itself.
-_CLI_DRIVER = """
-import argparse, importlib, sys
-from self_improve import main as m
-verb = sys.argv[1]
-if verb in getattr(m, "COMMANDS", getattr(m, "COMMAND_MODULES", ())):
-    sys.exit(m.main(sys.argv[1:]))
-module = importlib.import_module("self_improve.commands." + verb)
-parser = argparse.ArgumentParser(prog="self-improve")
-module.register(parser.add_subparsers())
-args = parser.parse_args(sys.argv[1:])
-sys.exit(args.func(args))
-"""
 
 
 @dataclass(frozen=True)
@@ -184,7 +173,7 @@ def run_turn(install: OpenClawInstall, box: Sandbox, session: str) -> tuple[subp
 def self_improve(box: Sandbox, *args: str) -> subprocess.CompletedProcess[str]:
     env = {**box.env(), "PYTHONPATH": str(REPO)}
     return subprocess.run(
-        [sys.executable, "-c", _CLI_DRIVER, *args],
+        [*CLI, *args],
         env=env,
         capture_output=True,
         text=True,
@@ -253,7 +242,7 @@ def test_watch_records_while_openclaw_runs(openclaw_install: OpenClawInstall, sa
     """The live path: `self-improve watch` sees OpenClaw's own WAL writes and records at once."""
     env = {**sandbox.env(), "PYTHONPATH": str(REPO)}
     watcher = subprocess.Popen(
-        [sys.executable, "-c", _CLI_DRIVER, "watch", "--state-dir", str(sandbox.state), "--debounce", "0.2"],
+        [*CLI, "watch", "--state-dir", str(sandbox.state), "--debounce", "0.2"],
         env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
