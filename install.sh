@@ -81,7 +81,7 @@ install)
     # Harness registration (hooks into Claude Code / Codex / OpenClaw).
     if [ "${harness:-claude}" != none ]; then
         if "$venv/bin/self-improve" install --help >/dev/null 2>&1; then
-            "$venv/bin/self-improve" install --harness "${harness:-claude}" ${scope:+--scope "$scope"} ${project:+--project "$project"}
+            "$venv/bin/self-improve" install --harness "${harness:-claude}" --scope "${scope:-user}" ${project:+--project "$project"}
         fi
     fi
     if [ -z "$project" ] && [ "$(pwd -P)" != "$here" ]; then
@@ -93,7 +93,7 @@ install)
     ;;
 uninstall)
     if [ -x "$venv/bin/self-improve" ] && [ "${harness:-claude}" != none ]; then
-        "$venv/bin/self-improve" uninstall --harness "${harness:-claude}" ${scope:+--scope "$scope"} ${project:+--project "$project"} || true
+        "$venv/bin/self-improve" uninstall --harness "${harness:-claude}" --scope "${scope:-user}" ${project:+--project "$project"} || true
     fi
     if [ "$(readlink "$bin_dir/self-improve" 2>/dev/null || true)" = "$venv/bin/self-improve" ]; then
         rm -f "$bin_dir/self-improve"
