@@ -108,7 +108,9 @@ def pending_triage_count(store: Store) -> int:
 
 
 def pending_triage_line(count: int) -> str:
-    return f"Pending triage: {count} error{'s' if count != 1 else ''} recorded since last review"
+    from self_improve.openclaw_block import pending_line  # one wording, also in the OpenClaw block
+
+    return pending_line(count)
 
 
 # ---- the proposals ---------------------------------------------------------------------------------
