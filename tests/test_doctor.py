@@ -52,3 +52,17 @@ def test_missing_hooks_broken_paths_and_double_registration(tmp_path: Path) -> N
     assert code == 1
     assert "✗ claude: registered twice: in settings and as the enabled plugin (every hook fires twice)" in lines
     assert any(line.startswith("✗ claude: hook script ") and line.endswith("/moved/hooks/post-bash is missing or not executable") for line in lines)
+
+
+def test_codex_hooks_need_the_users_review(tmp_path: Path) -> None:
+    home, project = tmp_path / "home", tmp_path / "project"
+    (home / ".codex").mkdir(parents=True)
+    project.mkdir()
+    assert run_cli("install", "--harness", "codex", "--scope", "user", cwd=project, env={"HOME": str(home)}).returncode == 0
+    hooks = home / ".codex/hooks.json"
+    code, lines = doctor(project, home)
+    assert code == 1
+    assert f"✗ codex: hooks in {hooks} are not trusted yet, so Codex skips them" in lines
+    (home / ".codex/config.toml").write_text(f'[hooks.state."{hooks}:PostToolUse:0:0"]\ntrusted_hash = "sha256:x"\n')
+    code, lines = doctor(project, home)
+    assert f"✓ codex: hooks in {hooks} were reviewed in /hooks" in lines

@@ -132,10 +132,35 @@ def claude_checks(home: Path, project: Path) -> list[Check]:
 
 
 def codex_checks(home: Path, project: Path) -> list[Check]:
-    files = [home / ".codex/hooks.json", project / ".codex/hooks.json"]
-    if not (home / ".codex").is_dir() and not files[1].exists():
+    codex_home = Path(os.environ.get("CODEX_HOME") or home / ".codex")
+    files = [codex_home / "hooks.json", project / ".codex/hooks.json"]
+    if not codex_home.is_dir() and not files[1].exists():
         return []
-    return _hook_checks("codex", files, CODEX_EVENTS, [], "self-improve install --harness codex")
+    checks = _hook_checks("codex", files, CODEX_EVENTS, [], "self-improve install --harness codex")
+    return checks + _codex_trust_checks(codex_home, files)
+
+
+def _codex_trust_checks(codex_home: Path, files: list[Path]) -> list[Check]:
+    """Codex runs a hook only after the user reviewed it in /hooks, and skips it silently until
+    then: the review stores ``[hooks.state."<hooks.json>:<event>:<group>:<handler>"]`` in its
+    config.toml (openai/codex, codex-rs/hooks/src/engine/discovery.rs)."""
+    import tomllib
+
+    try:
+        config = tomllib.loads((codex_home / "config.toml").read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        config = {}
+    hooks = config.get("hooks") if isinstance(config.get("hooks"), dict) else {}
+    state = hooks.get("state") if isinstance(hooks.get("state"), dict) else {}
+    checks = []
+    for path in files:
+        if not any(_ours(r) for r in registrations(path)):
+            continue
+        reviewed = any(key.startswith(f"{path}:") for key in state)
+        what = f"hooks in {path} {'were reviewed in /hooks' if reviewed else 'are not trusted yet, so Codex skips them'}"
+        fix = "start `codex`, open /hooks and trust the self-improve hooks (again after every reinstall that moved them)"
+        checks.append(Check("codex", reviewed, what, fix))
+    return checks
 
 
 def _hook_checks(name: str, files: list[Path], events: tuple[tuple[str, str | None], ...], plugin_in: list[Path], fix: str) -> list[Check]:
