@@ -18,15 +18,8 @@ import sys
 from pathlib import PurePosixPath
 
 from self_improve.commands._common import store_from
-from self_improve.commands.promote import (
-    EntryEdit,
-    NewFile,
-    Step,
-    apply,
-    confined,
-    simulate,
-)
 from self_improve.errors import SelfImproveError, UsageError
+from self_improve.review.plan import EntryEdit, NewFile, Step, apply, confined, simulate
 from self_improve.review.policy import ACTION_TITLES, PROMOTABLE_STATUSES
 from self_improve.store.entry import Entry
 

@@ -10,7 +10,8 @@ import argparse
 import sys
 
 from self_improve.commands._common import store_from
-from self_improve.commands.promote import RestoreStep, apply, bump_actions, simulate
+from self_improve.commands.promote import bump_actions
+from self_improve.review.plan import RestoreStep, apply, simulate
 from self_improve.store import archive as archive_mod
 
 

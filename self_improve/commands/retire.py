@@ -15,18 +15,14 @@ from dataclasses import dataclass
 from self_improve.commands._common import store_from
 from self_improve.commands.promote import (
     KNOWN_TARGETS,
-    EntryEdit,
-    Step,
-    TargetEdit,
     add_hidden_test_flags,
-    apply,
     bump_actions,
     normalise_target,
     require_approval,
-    simulate,
 )
 from self_improve.errors import SelfImproveError
 from self_improve.review import managed_block
+from self_improve.review.plan import EntryEdit, Step, TargetEdit, apply, simulate
 from self_improve.store.store import Store
 
 

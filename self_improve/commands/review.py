@@ -31,23 +31,20 @@ from self_improve.atomic import atomic_write
 from self_improve.commands import lint as lint_command
 from self_improve.commands._common import add_json_flag, add_scope_flag, store_from
 from self_improve.commands.promote import (
-    ArchiveStep,
-    Step,
     add_hidden_test_flags,
-    apply,
     ask,
     bump_actions,
     in_openclaw_workspace,
     is_interactive,
     normalise_target,
     plan_promotion,
-    simulate,
     today_from,
 )
 from self_improve.commands.retire import plan_retirement
 from self_improve.errors import SelfImproveError, UsageError
 from self_improve.output import colour, error_line, print_json
 from self_improve.paths import check_inside_root
+from self_improve.review.plan import ArchiveStep, Step, apply, simulate
 from self_improve.review.policy import (
     ArchiveCandidate,
     Evidence,
@@ -108,7 +105,9 @@ def pending_triage_count(store: Store) -> int:
 
 
 def pending_triage_line(count: int) -> str:
-    from self_improve.openclaw_block import pending_line  # one wording, also in the OpenClaw block
+    from self_improve.openclaw_block import (
+        pending_line,  # one wording, also in the OpenClaw block
+    )
 
     return pending_line(count)
 

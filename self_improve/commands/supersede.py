@@ -11,8 +11,8 @@ import argparse
 from collections.abc import Callable
 
 from self_improve.commands._common import store_from
-from self_improve.commands.promote import EntryEdit, apply, simulate
 from self_improve.errors import UsageError
+from self_improve.review.plan import EntryEdit, apply, simulate
 from self_improve.store.entry import Entry
 
 
