@@ -294,3 +294,16 @@ def _run_in_process(hooks: Any, name: str, raw: bytes) -> str:
         return sys.stdout.getvalue()
     finally:
         sys.stdin, sys.stdout = stdin, stdout
+
+
+def test_concurrent_prompt_hooks_count_every_prompt(project: Path) -> None:
+    # The harness may run hook processes in parallel; the per-session state is updated under a lock.
+    data = json.dumps(payload("UserPromptSubmit", cwd=str(project), session_id="busy")).encode()
+    processes = [subprocess.Popen([str(HOOKS / "prompt-submit")], stdin=subprocess.PIPE, stdout=subprocess.PIPE) for _ in range(8)]
+    outputs = [p.communicate(data, timeout=20)[0] for p in processes]
+    assert all(p.returncode == 0 for p in processes)
+    state = json.loads((project / ".learnings/.state/sessions/busy.json").read_text())
+    assert state["prompts"] == 8
+    assert sum(b"<self-improvement-reminder>" in out for out in outputs) == 1  # only the first prompt of the session
+    counters = json.loads((project / ".learnings/.state/counters.json").read_text())
+    assert counters["reminders"] == 1
