@@ -176,8 +176,15 @@ def post_bash(payload: dict[str, Any]) -> str:
     detection = detect(result, load_rules(overrides))
     if detection is None:
         return ""
-    seen = context.record_error(detection, result)
-    context.note_error_nudge(recall=seen.fix is not None)
+    try:
+        seen = context.record_error(detection, result)
+    except Exception as exc:  # noqa: BLE001 - a store we cannot write must not cost the nudge
+        debug(f"post-bash: could not record {detection.pattern_key}: {type(exc).__name__}: {exc}", exc)
+        seen = hook_state.Seen(0, 0, None)
+    try:
+        context.note_error_nudge(recall=seen.fix is not None)
+    except Exception as exc:  # noqa: BLE001 - counters are best effort
+        debug(f"post-bash: could not count the nudge: {type(exc).__name__}: {exc}", exc)
     return format_context(event, render_error_nudge(detection.pattern_key, detection.title, seen))
 
 

@@ -224,7 +224,8 @@ def test_unreadable_and_corrupt_learnings(project: Path, isolated_home: Path) ->
     errors.mkdir()  # a directory where the file should be
     result = run_hook("post-bash", payload("PostToolUseFailure", cwd=str(project)))
     assert result.returncode == 0
-    assert_valid_output(result.stdout)
+    # Nothing could be recorded, but the agent still gets the nudge.
+    assert context_of(result, "PostToolUseFailure").startswith("<error-detected>\ndeps.module-not-found: ")
     (project / ".learnings/config.toml").write_text("[[[ not toml")
     result = run_hook("prompt-submit", payload("UserPromptSubmit", cwd=str(project)))
     assert result.returncode == 0
