@@ -25,10 +25,10 @@ if TYPE_CHECKING:  # importing typing costs milliseconds the hooks do not have
 
     from self_improve.harnesses.base import Prompt, ToolResult
 
-# A payload above this is read in full (so the harness never sees a broken pipe) but only its
-# first part is parsed; the adapters then see no JSON and the hook stays silent, within budget.
+# A payload above this is read in full (so the harness never sees a broken pipe) but not parsed:
+# the hook stays silent rather than blow its time budget (Claude Code itself keeps tool output
+# far below this).
 MAX_PARSED_BYTES = 32 * 1024 * 1024
-RECALL_FALLBACK_CHARS = 240
 
 
 # ---- entry points ---------------------------------------------------------------------------------

@@ -308,3 +308,25 @@ def test_concurrent_prompt_hooks_count_every_prompt(project: Path) -> None:
     assert sum(b"<self-improvement-reminder>" in out for out in outputs) == 1  # only the first prompt of the session
     counters = json.loads((project / ".learnings/.state/counters.json").read_text())
     assert counters["reminders"] == 1
+
+
+@settings(max_examples=300, deadline=None)
+@given(value=JSON_VALUES, padding=st.sampled_from(["", " ", "\n", " \r\n\t"]))
+def test_parse_json_agrees_with_json_loads(value: Any, padding: str) -> None:
+    from self_improve.hooks import parse_json
+
+    text = padding + json.dumps(value) + padding
+    assert parse_json(text) == json.loads(text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=40))
+def test_parse_json_rejects_what_json_loads_rejects(text: str) -> None:
+    from self_improve.hooks import parse_json
+
+    try:
+        expected = json.loads(text)
+    except (ValueError, RecursionError):
+        assert parse_json(text) is None
+    else:
+        assert parse_json(text) == expected or (expected != expected)  # NaN is never equal to itself
