@@ -90,6 +90,12 @@ PATTERNS: tuple[_Pattern, ...] = (
     _Pattern("en.didnt-work", r"\b(?:your|the) (?:fix|change|patch|edit|solution|code|version|approach|suggestion)e?s?(?: you (?:made|wrote|did|suggested|proposed))? (?:still )?(?:doesn't|does not|didn't|did not|isn't|is not|won't) (?:work|help|compile|fix|solve)\b"),
     _Pattern("en.not-what-i-asked", r"\b(?:not|isn't|opposite of|different from) what i (?:asked|wanted|meant|said|requested|need|needed|had in mind)\b|\bnot (?:the|what) [^.?!\n]{0,40}?\b(?:i|we) (?:asked|wanted|meant|said|requested|discussed|agreed)\b|\byou(?:'ve)? got [^.?!\n]{0,30}?\b(?:backwards|wrong|reversed|mixed up|swapped)\b|\b(?:is|are|was|were|that's|it's) (?:made up|fabricated|hallucinated|invented|bogus)\b|\bwhere did you get\b"),
     _Pattern("en.i-wanted-x-not-y", r"\bi (?:wanted|meant|asked for|needed|said)\b[^.?!\n]*,\s*not\b"),
+    # A house rule stated against what the agent did: "we use tabs here, not spaces".
+    _Pattern("en.we-use-x-not-y", r"\bwe (?:always |only |just )?(?:use|prefer|write|run|call|name|keep|put)\b[^.?!\n]{1,50}?,?\s+not\b", skip_questions=True),
+    # A reproach about the past: "you should have run the linter first".
+    # ("could have" / "would have" are left out: "you could have a look", "you would have to").
+    # Only with a past participle: "you should have access now" is information, not a reproach.
+    _Pattern("en.you-should-have", r"\byou should(?:'ve| have) (?:\w+ed|run|done|written|known|seen|read|built|made|taken|kept|left|put|set|told|thought|gone|been|chosen|given|found|got|gotten|begun|split|shown|stuck)\b", skip_questions=True),
     _Pattern("en.thats-not-how", r"\bthat's not (?:how|the way|what)\b|^\s*not (?:like )?(?:that|this)\b|\bdoing it wrong\b"),
     _Pattern("en.unneeded", r"^\s*(?:there's )?no need (?:for|to)\b|\b(?:that's|that is|this is|it's) (?:overkill|unnecessary|not necessary|too complicated|overcomplicated|way too much)\b|\b(?:wasn't|was not|weren't|were not) (?:needed|necessary|required|asked for)\b"),
     _Pattern("en.it-broke", r"\b(?:this|that|it|your (?:change|edit|commit|fix|patch|code)s?|the (?:change|edit|fix|patch)e?s? you (?:made|did|wrote)) (?:just )?(?:broke|breaks|has broken|is breaking|killed|ruined)\b"),
@@ -149,6 +155,8 @@ _NEEDLES: dict[str, tuple[str, ...]] = {
         ' what i wanted', ' what i requested', 'where did you get', ' what i had in mind',
     ),
     'en.i-wanted-x-not-y': ('i said', 'i meant', 'i needed', 'i wanted', 'i asked for'),
+    'en.we-use-x-not-y': ('we ',),
+    'en.you-should-have': ('you should',),
     'en.thats-not-how': ('not ', 'doing it wrong'),
     'en.unneeded': (
         ' needed', ' overkill', ' required', ' asked for', ' necessary', 'no need to',
