@@ -2,10 +2,10 @@
 
 Install: ``npm install @openai/codex@0.171.0`` into a cache directory outside the repo,
 ``${SELF_IMPROVE_TEST_CACHE:-~/.cache/self-improve-tests}/codex-0.171.0`` (npm pulls the native
-binary for this platform as an optional dependency, ~420 MB unpacked). Same scheme as
-``claude_client.py``, whose npm/registry/lock helpers are reused: an exclusive ``flock`` on a
-sibling ``.lock`` file, a staging directory renamed into place, a ``.installed`` stamp (JSON:
-version, install seconds), and ``codex --version`` re-checked on a cached install.
+binary for this platform as an optional dependency, ~420 MB unpacked), by the shared scheme of
+``npm_client.py``: an exclusive ``flock`` on a sibling ``.lock`` file, a staging directory renamed
+into place, a ``.installed`` stamp (JSON: version, install seconds), and ``codex --version``
+re-checked on a cached install (which also proves the native binary is there).
 
 Skips: only when ``npm`` is not on PATH or the npm registry cannot be reached, with the reason in
 the skip message; ``SELF_IMPROVE_E2E_REQUIRED=1`` turns those skips into failures. Anything else
@@ -45,7 +45,6 @@ import contextlib
 import json
 import os
 import queue
-import shutil
 import signal
 import subprocess
 import tempfile
@@ -54,20 +53,16 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Self
+from typing import Any, ClassVar, Self
 
 import pytest
 
-# Generic npm plumbing shared with the Claude Code client (same cache, lock, skip rules).
-from tests.e2e.claude_client import (
-    _NETWORK_ERRORS,
-    NPM_TIMEOUT,
-    _check_registry,
-    _locked,
-    _npm,
-    _npm_error_summary,
-    _skip_or_fail,
-    cache_root,
+from tests.e2e.npm_client import (
+    ClientRun,
+    NpmBinary,
+    NpmInstall,
+    run_client,
+    scrubbed_env,
 )
 
 CODEX_PACKAGE = "@openai/codex"
@@ -78,27 +73,12 @@ MOCK_PROVIDER = "mock"
 MOCK_MODEL = "gpt-mock"
 MOCK_KEY_ENV = "SELF_IMPROVE_MOCK_KEY"
 
-# The only variables passed through from the caller's environment.
-_PASSTHROUGH_ENV = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "USER", "LOGNAME", "SHELL", "SYSTEMROOT")
+CodexInstall = NpmInstall
 
 
 @dataclass(frozen=True)
-class CodexInstall:
-    binary: Path
-    version: str
-    install_seconds: float | None  # None when it came from the cache
-    cached: bool
-
-
-@dataclass(frozen=True)
-class CodexRun:
-    args: list[str]
-    returncode: int
-    stdout: str
-    stderr: str
-    seconds: float
-    home: Path
-    cwd: Path
+class CodexRun(ClientRun):
+    label: ClassVar[str] = "codex exec"
 
     @property
     def events(self) -> list[dict]:
@@ -111,125 +91,21 @@ class CodexRun:
                     out.append(event)
         return out
 
-    def describe(self) -> str:
-        return (
-            f"codex exec exited {self.returncode} after {self.seconds:.1f}s\n"
-            f"--- stdout ---\n{self.stdout[-4000:]}\n--- stderr ---\n{self.stderr[-4000:]}"
-        )
-
 
 # --- install ------------------------------------------------------------------------
 
 
+def _package(version: str = CODEX_VERSION) -> NpmBinary:
+    return NpmBinary(CODEX_PACKAGE, version, bin="codex", name="codex", label="Codex", version_env=codex_env)
+
+
 def install_dir(version: str = CODEX_VERSION) -> Path:
-    return cache_root() / f"codex-{version}"
-
-
-def _binary_in(prefix: Path) -> Path:
-    return prefix / "node_modules" / ".bin" / "codex"
-
-
-def _reported_version(binary: Path) -> str:
-    """``codex --version`` output; a test failure if the binary does not run."""
-    hint = f" (delete {binary.parents[2]} to reinstall)"
-    home = Path(tempfile.mkdtemp(prefix="codex-version-home-"))
-    try:
-        proc = subprocess.run(
-            [str(binary), "--version"],
-            check=False,
-            capture_output=True,
-            text=True,
-            timeout=60,
-            stdin=subprocess.DEVNULL,
-            env=codex_env(home),
-        )
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        pytest.fail(f"installed Codex at {binary} does not run: {exc!r}{hint}")
-    finally:
-        shutil.rmtree(home, ignore_errors=True)
-    if proc.returncode != 0:
-        pytest.fail(f"`{binary} --version` exited {proc.returncode}: {proc.stdout}{proc.stderr}{hint}")
-    return proc.stdout.strip()
-
-
-def _cached_install(prefix: Path, version: str) -> CodexInstall | None:
-    stamp = prefix / ".installed"
-    binary = _binary_in(prefix)
-    if not stamp.is_file() or not os.access(binary, os.X_OK):
-        return None
-    try:
-        info = json.loads(stamp.read_text())
-    except ValueError:
-        return None
-    if info.get("version") != version:
-        return None
-    reported = _reported_version(binary)
-    if version not in reported:
-        pytest.fail(f"cached Codex at {binary} reports {reported!r}, expected {version}; delete {prefix}")
-    return CodexInstall(binary=binary, version=version, install_seconds=info.get("seconds"), cached=True)
+    return _package(version).install_dir()
 
 
 def ensure_codex(version: str = CODEX_VERSION) -> CodexInstall:
     """The ``codex`` binary of ``@openai/codex@VERSION``, installing it once if needed."""
-    prefix = install_dir(version)
-    with _locked(prefix.parent / f"{prefix.name}.lock"):
-        cached = _cached_install(prefix, version)
-        if cached is not None:
-            return cached
-        npm = shutil.which("npm")
-        if npm is None:
-            _skip_or_fail(
-                f"npm is not on PATH: cannot install {CODEX_PACKAGE}@{version} for the Codex "
-                "end-to-end tests (install Node.js + npm to run them)"
-            )
-            raise AssertionError("unreachable")  # for type checkers; skip/fail raised above
-        spec = f"{CODEX_PACKAGE}@{version}"
-        for stale in prefix.parent.glob(f".{prefix.name}.staging-*"):  # left by a killed run; we hold the lock
-            shutil.rmtree(stale, ignore_errors=True)
-        staging = Path(tempfile.mkdtemp(prefix=f".{prefix.name}.staging-", dir=prefix.parent))
-        try:
-            _check_registry(npm, spec, staging)
-            # A package.json of its own keeps npm from walking up into some parent project.
-            (staging / "package.json").write_text(json.dumps({"name": "codex-e2e", "private": True}) + "\n")
-            started = time.monotonic()
-            try:
-                proc = _npm(
-                    npm,
-                    ["install", "--no-save", "--no-audit", "--no-fund", "--loglevel=error", spec],
-                    cwd=staging,
-                    timeout=NPM_TIMEOUT,
-                )
-            except subprocess.TimeoutExpired:
-                _skip_or_fail(f"npm registry unreachable: `npm install {spec}` timed out after {NPM_TIMEOUT:.0f}s")
-                raise AssertionError("unreachable")
-            seconds = time.monotonic() - started
-            output = (proc.stdout + proc.stderr).strip()
-            if proc.returncode != 0:
-                if _NETWORK_ERRORS.search(output):
-                    _skip_or_fail(f"npm registry unreachable (`npm install {spec}`): {_npm_error_summary(output)}")
-                pytest.fail(f"`npm install {spec}` failed (exit {proc.returncode}):\n{output[-3000:]}")
-            binary = _binary_in(staging)
-            if not os.access(binary, os.X_OK):
-                pytest.fail(f"`npm install {spec}` succeeded but left no executable {binary}:\n{output[-2000:]}")
-            # the JS launcher needs the platform package (an optional dependency); --version proves it
-            reported = _reported_version(binary)
-            if version not in reported:
-                pytest.fail(f"installed {spec} reports version {reported!r}")
-            info = {"package": CODEX_PACKAGE, "version": version, "seconds": round(seconds, 2),
-                    "reported": reported}
-            (staging / ".installed").write_text(json.dumps(info, indent=2) + "\n")
-            if prefix.exists():  # a stale or half-finished install without a valid stamp
-                shutil.rmtree(prefix)
-            staging.chmod(0o755)  # mkdtemp made it 0700
-            staging.rename(prefix)  # the stamp arrives together with the finished install
-            staging = None  # type: ignore[assignment]
-        finally:
-            if staging is not None:
-                shutil.rmtree(staging, ignore_errors=True)
-        binary = _binary_in(prefix)
-        if version not in _reported_version(binary):
-            pytest.fail(f"Codex moved to {prefix} no longer reports version {version}")
-        return CodexInstall(binary=binary, version=version, install_seconds=seconds, cached=False)
+    return _package(version).ensure()
 
 
 # --- environment -----------------------------------------------------------------------
@@ -243,17 +119,8 @@ def codex_env(home: Path, env_extra: Mapping[str, str] | None = None) -> dict[st
     """A scrubbed environment: PATH/locale from the caller, HOME and CODEX_HOME isolated."""
     home.mkdir(parents=True, exist_ok=True)
     codex_home(home).mkdir(exist_ok=True)
-    env = {k: os.environ[k] for k in _PASSTHROUGH_ENV if k in os.environ}
-    env.setdefault("PATH", os.defpath)
-    env.update(
-        {
-            "HOME": str(home),
-            "CODEX_HOME": str(codex_home(home)),
-            "TERM": "dumb",
-            "NO_COLOR": "1",
-            MOCK_KEY_ENV: "dummy",
-        }
-    )
+    env = scrubbed_env(home)
+    env.update({"CODEX_HOME": str(codex_home(home)), MOCK_KEY_ENV: "dummy"})
     if env_extra:
         env.update(env_extra)
     return env
@@ -468,33 +335,4 @@ def run_codex(
         prompt,
     ]
     env = codex_env(home_path, env_extra)
-    started = time.monotonic()
-    proc = subprocess.Popen(
-        args,
-        cwd=project,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,  # its own process group, so a timeout can take hooks down too
-    )
-    try:
-        stdout, stderr = proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, signal.SIGKILL)
-        stdout, stderr = proc.communicate()
-        pytest.fail(
-            f"codex exec did not finish within {timeout:.0f}s (killed)\n"
-            f"--- stdout ---\n{stdout[-4000:]}\n--- stderr ---\n{stderr[-4000:]}"
-        )
-    return CodexRun(
-        args=args,
-        returncode=proc.returncode,
-        stdout=stdout,
-        stderr=stderr,
-        seconds=time.monotonic() - started,
-        home=home_path,
-        cwd=project,
-    )
+    return run_client(CodexRun, args, cwd=project, env=env, home=home_path, timeout=timeout)

@@ -26,31 +26,22 @@ Usage::
 
 from __future__ import annotations
 
-import contextlib
 import itertools
 import json
 import re
-import threading
-import traceback
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
-from urllib.parse import urlsplit
+from typing import Any, ClassVar
+
+from tests.e2e import mock_server
+from tests.e2e.mock_server import MockHandler, MockServer, clip
 
 DEFAULT_FINAL_TEXT = "Done."
 
 
 @dataclass
-class LoggedRequest:
-    """One HTTP request as the mock received it."""
-
-    method: str
-    path: str  # without the query string
-    query: str
-    headers: dict[str, str]
-    raw_body: bytes
-    body: Any  # parsed JSON, or None when the body was empty or not JSON
-    response_kind: str = ""  # "tool_use", "text", "count_tokens", "models", "other"
+class LoggedRequest(mock_server.LoggedRequest):
+    """One HTTP request as the mock received it; ``response_kind``: "tool_use", "text",
+    "count_tokens", "models" or "other"."""
 
     @property
     def is_messages(self) -> bool:
@@ -71,6 +62,10 @@ class LoggedRequest:
     def text(self) -> str:
         """Everything the model was shown in this request, as one searchable string."""
         return seen_text(self)
+
+    @property
+    def carries_tool_result(self) -> bool:
+        return has_tool_result(self.body)
 
 
 # --- what the model saw --------------------------------------------------------------
@@ -100,28 +95,25 @@ def _block_text(block: Any) -> list[str]:
     return []
 
 
+def _content_parts(content: Any) -> list[str]:
+    """The texts of a system prompt or a message's content: one string, or a list of blocks."""
+    if isinstance(content, str):
+        return [content]
+    if isinstance(content, list):
+        return [text for block in content for text in _block_text(block)]
+    return []
+
+
 def seen_parts(request: LoggedRequest | dict) -> list[str]:
     """Text pieces the model saw: system prompt blocks, then every message's text blocks
     (including ``<system-reminder>`` blocks and hook context) and tool_result contents."""
     body = request.body if isinstance(request, LoggedRequest) else request
     if not isinstance(body, dict):
         return []
-    parts: list[str] = []
-    system = body.get("system")
-    if isinstance(system, str):
-        parts.append(system)
-    elif isinstance(system, list):
-        for block in system:
-            parts.extend(_block_text(block))
+    parts = _content_parts(body.get("system"))
     for message in body.get("messages") or []:
-        if not isinstance(message, dict):
-            continue
-        content = message.get("content")
-        if isinstance(content, str):
-            parts.append(content)
-        elif isinstance(content, list):
-            for block in content:
-                parts.extend(_block_text(block))
+        if isinstance(message, dict):
+            parts.extend(_content_parts(message.get("content")))
     return parts
 
 
@@ -135,14 +127,6 @@ def message_text(request: LoggedRequest | dict) -> str:
     if not isinstance(body, dict):
         return ""
     return seen_text({"messages": body.get("messages") or []})
-
-
-def _clip(text: str, width: int) -> str:
-    text = text.replace("\n", "\\n")
-    if len(text) <= width:
-        return text
-    half = width // 2
-    return f"{text[:half]} …[{len(text) - width} chars]… {text[-half:]}"
 
 
 def summarize_messages(request: LoggedRequest | dict, width: int = 400) -> str:
@@ -161,7 +145,7 @@ def summarize_messages(request: LoggedRequest | dict, width: int = 400) -> str:
         for block in blocks:
             kind = block.get("type", "?") if isinstance(block, dict) else "?"
             text = "\n".join(_block_text(block))
-            lines.append(f"[{index}] {message.get('role')}/{kind}: {_clip(text, width)}")
+            lines.append(f"[{index}] {message.get('role')}/{kind}: {clip(text, width)}")
     return "\n".join(lines) or "(no messages)"
 
 
@@ -225,11 +209,6 @@ def _message(body: Any, content: list[dict], stop_reason: str, msg_id: str) -> d
     }
 
 
-def _sse(events: list[dict]) -> bytes:
-    chunks = [f"event: {e['type']}\ndata: {json.dumps(e)}\n\n" for e in events]
-    return "".join(chunks).encode()
-
-
 def _stream_events(message: dict) -> list[dict]:
     start = dict(message, content=[], stop_reason=None, stop_sequence=None)
     events: list[dict] = [{"type": "message_start", "message": start}]
@@ -268,164 +247,20 @@ def _stream_events(message: dict) -> list[dict]:
     return events
 
 
-class _Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-    server: "_Server"
-
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
-        pass  # keep pytest output clean; everything is in MockAnthropic.requests
-
-    def _read_body(self) -> bytes:
-        if "chunked" in (self.headers.get("Transfer-Encoding") or "").lower():
-            chunks = []
-            while True:
-                size = int(self.rfile.readline().split(b";")[0].strip() or b"0", 16)
-                if size == 0:
-                    while self.rfile.readline() not in (b"\r\n", b"\n", b""):
-                        pass  # trailers
-                    return b"".join(chunks)
-                chunks.append(self.rfile.read(size))
-                self.rfile.readline()  # CRLF after each chunk
-        length = int(self.headers.get("Content-Length") or 0)
-        return self.rfile.read(length) if length > 0 else b""
-
-    # every verb funnels through here
-    def _handle(self) -> None:
-        mock = self.server.mock
-        split = urlsplit(self.path)
-        raw = self._read_body()
-        try:
-            body = json.loads(raw) if raw else None
-        except ValueError:
-            body = None
-        logged = LoggedRequest(
-            method=self.command,
-            path=split.path,
-            query=split.query,
-            headers={k.lower(): v for k, v in self.headers.items()},
-            raw_body=raw,
-            body=body,
-        )
-        mock._record(logged)
-        try:
-            self._respond(mock, logged)
-        except (BrokenPipeError, ConnectionResetError):
-            pass
-        except Exception:  # a bug in the mock: keep it for the test to see, answer 500
-            mock.errors.append(traceback.format_exc())
-            with contextlib.suppress(Exception):
-                self._json({"type": "error", "error": {"type": "api_error", "message": "mock failure"}}, 500)
-
-    def _send(self, status: int, payload: bytes, content_type: str, *, head: bool = False) -> None:
-        self.send_response(status)
-        self.send_header("Content-Type", content_type)
-        self.send_header("Content-Length", str(len(payload)))
-        self.send_header("request-id", "req_mock")
-        self.end_headers()
-        if not head:
-            self.wfile.write(payload)
-        self.wfile.flush()
-
-    def _json(self, obj: Any, status: int = 200) -> None:
-        self._send(status, json.dumps(obj).encode(), "application/json", head=self.command == "HEAD")
-
-    def _respond(self, mock: "MockAnthropic", req: LoggedRequest) -> None:
-        path = req.path.rstrip("/")
-        if req.method == "POST" and path == "/v1/messages/count_tokens":
-            req.response_kind = "count_tokens"
-            self._json({"input_tokens": _usage(req.body)["input_tokens"]})
-            return
-        if req.method == "POST" and path == "/v1/messages":
-            message = mock._answer(req)
-            if isinstance(req.body, dict) and req.body.get("stream"):
-                self._send(200, _sse(_stream_events(message)), "text/event-stream; charset=utf-8")
-            else:
-                self._json(message)
-            return
-        if req.method == "GET" and path.startswith("/v1/models"):
-            req.response_kind = "models"
-            model = {"type": "model", "id": "claude-mock", "display_name": "Mock", "created_at": "2025-01-01T00:00:00Z"}
-            if path == "/v1/models":
-                self._json({"data": [model], "has_more": False, "first_id": "claude-mock", "last_id": "claude-mock"})
-            else:
-                self._json(dict(model, id=path.rsplit("/", 1)[-1]))
-            return
-        req.response_kind = "other"
-        self._json({})
-
-    do_POST = do_GET = do_HEAD = do_PUT = do_DELETE = do_PATCH = do_OPTIONS = _handle
-
-
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-    allow_reuse_address = True
-    mock: "MockAnthropic"
-
-
-class MockAnthropic:
+class MockAnthropic(MockServer[LoggedRequest]):
     """Threaded loopback mock; a context manager. ``requests`` logs everything received."""
 
+    name = "anthropic"
+    request_class = LoggedRequest
+    turn: ClassVar[tuple[str, ...]] = ("tool_use", "text")  # response kinds of one scripted turn
+    request_id_header = "request-id"
+    failure_body: ClassVar[dict[str, Any]] = {"type": "error", "error": {"type": "api_error", "message": "mock failure"}}
+
     def __init__(self, command: str = "echo hello", final_text: str = DEFAULT_FINAL_TEXT) -> None:
+        super().__init__()
         self.command = command
         self.final_text = final_text
         self._ids = itertools.count(1)
-        self._lock = threading.Lock()
-        self._requests: list[LoggedRequest] = []
-        self.errors: list[str] = []  # tracebacks of exceptions raised while answering
-        self._server: _Server | None = None
-        self._thread: threading.Thread | None = None
-
-    # lifecycle
-    def start(self) -> "MockAnthropic":
-        if self._server is not None:
-            return self
-        server = _Server(("127.0.0.1", 0), _Handler)
-        server.mock = self
-        self._server = server
-        self._thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05},
-                                        name="mock-anthropic", daemon=True)
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        server, self._server = self._server, None
-        if server is None:
-            return
-        server.shutdown()
-        server.server_close()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-            self._thread = None
-
-    def __enter__(self) -> "MockAnthropic":
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
-
-    @property
-    def port(self) -> int:
-        if self._server is None:
-            raise RuntimeError("mock is not running")
-        return self._server.server_address[1]
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    # the log
-    def _record(self, req: LoggedRequest) -> None:
-        with self._lock:
-            self._requests.append(req)
-
-    @property
-    def requests(self) -> list[LoggedRequest]:
-        with self._lock:
-            return list(self._requests)
-
-    def clear(self) -> None:
-        with self._lock:
-            self._requests.clear()
 
     def messages_requests(self) -> list[LoggedRequest]:
         """Every ``POST /v1/messages`` (main loop and side requests), in arrival order."""
@@ -438,18 +273,42 @@ class MockAnthropic:
     def all_seen_text(self) -> str:
         return "\n\n".join(seen_text(r) for r in self.messages_requests())
 
-    def describe(self) -> str:
-        """A short human summary of the log, for assertion messages."""
-        lines = [f"MOCK ERROR: {error}" for error in self.errors]
-        for i, r in enumerate(self.requests):
-            extra = ""
-            if r.is_messages:
-                extra = f" tools={len(r.tool_names)} msgs={len((r.body or {}).get('messages') or [])}"
-                extra += f" stream={bool((r.body or {}).get('stream'))} -> {r.response_kind}"
-            lines.append(f"#{i} {r.method} {r.path}{'?' + r.query if r.query else ''}{extra}")
-        return "\n".join(lines) or "(no requests)"
+    def summarize_last(self) -> str:
+        """The messages of the last main-loop request, for assertion messages."""
+        requests = self.conversation_requests()
+        return summarize_messages(requests[-1]) if requests else "(none)"
+
+    def describe_request(self, req: LoggedRequest) -> str:
+        if not req.is_messages:
+            return ""
+        extra = f" tools={len(req.tool_names)} msgs={len((req.body or {}).get('messages') or [])}"
+        return extra + f" stream={bool((req.body or {}).get('stream'))} -> {req.response_kind}"
 
     # the script
+    def respond(self, http: MockHandler, req: LoggedRequest) -> None:
+        path = req.path.rstrip("/")
+        if req.method == "POST" and path == "/v1/messages/count_tokens":
+            req.response_kind = "count_tokens"
+            http.send_json({"input_tokens": _usage(req.body)["input_tokens"]})
+            return
+        if req.method == "POST" and path == "/v1/messages":
+            message = self._answer(req)
+            if isinstance(req.body, dict) and req.body.get("stream"):
+                http.send_sse(_stream_events(message))
+            else:
+                http.send_json(message)
+            return
+        if req.method == "GET" and path.startswith("/v1/models"):
+            req.response_kind = "models"
+            model = {"type": "model", "id": "claude-mock", "display_name": "Mock", "created_at": "2025-01-01T00:00:00Z"}
+            if path == "/v1/models":
+                http.send_json({"data": [model], "has_more": False, "first_id": "claude-mock", "last_id": "claude-mock"})
+            else:
+                http.send_json(dict(model, id=path.rsplit("/", 1)[-1]))
+            return
+        req.response_kind = "other"
+        http.send_json({})
+
     def _answer(self, req: LoggedRequest) -> dict:
         n = next(self._ids)
         if req.is_conversation and not has_tool_result(req.body):

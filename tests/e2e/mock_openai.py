@@ -5,22 +5,27 @@ Stateless script, decided from the conversation it is sent:
 * no ``tool`` message yet  -> one ``exec`` tool call running ``command`` (a failing command);
 * a ``tool`` message there -> a final text, ``final_text``.
 
-Both streaming (SSE, ``"stream": true``) and plain JSON answers are served.  Every request
-body is logged (``requests``), so a test can assert what reached the system prompt.
-Binds 127.0.0.1 only.
+Both streaming (SSE, ``"stream": true``) and plain JSON answers are served.  Every request is
+logged (``requests``; the model calls are ``post_requests()``), so a test can assert what reached
+the system prompt.  The server plumbing (loopback only) is ``mock_server.py``'s.
+
+Usage::
+
+    with MockOpenAI(MockScript(command="ls /nonexistent")) as mock:
+        ...  # point OpenClaw's provider baseUrl at mock.base_url
+        assert len(mock.post_requests()) == 2, mock.describe()
 """
 
 from __future__ import annotations
 
 import json
-import threading
 import time
 import uuid
 from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from tests.e2e.mock_server import LoggedRequest, MockHandler, MockServer
 
 MODEL_ID = "mock-model"
 
@@ -33,29 +38,26 @@ class MockScript:
     extra_arguments: Mapping[str, Any] = field(default_factory=dict)
 
 
-@dataclass
-class MockOpenAI:
-    script: MockScript
-    requests: list[dict[str, Any]] = field(default_factory=list)
-    port: int = 0
-    _lock: threading.Lock = field(default_factory=threading.Lock)
+class MockOpenAI(MockServer[LoggedRequest]):
+    """Threaded loopback mock; a context manager. ``requests`` logs everything received."""
 
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.port}/v1"
+    name = "openai"
 
-    def log(self, body: dict[str, Any]) -> None:
-        with self._lock:
-            self.requests.append(body)
+    def __init__(self, script: MockScript) -> None:
+        super().__init__()
+        self.script = script
+
+    def post_requests(self) -> list[LoggedRequest]:
+        """Every POST (the model calls), in arrival order."""
+        return [r for r in self.requests if r.method == "POST"]
 
     def system_prompts(self) -> list[str]:
         """Every system/developer message text seen, in order."""
-        with self._lock:
-            bodies = list(self.requests)
         return [
             _text(message.get("content"))
-            for body in bodies
-            for message in body.get("messages", [])
+            for request in self.post_requests()
+            if isinstance(request.body, dict)
+            for message in request.body.get("messages", [])
             if message.get("role") in ("system", "developer")
         ]
 
@@ -72,6 +74,25 @@ class MockOpenAI:
         }
         return {"role": "assistant", "content": None, "tool_calls": [call]}
 
+    def respond(self, http: MockHandler, req: LoggedRequest) -> None:
+        route = req.path.rstrip("/")
+        if req.method == "GET" and route.endswith("/models"):
+            req.response_kind = "models"
+            http.send_json({"object": "list", "data": [{"id": MODEL_ID, "object": "model"}]})
+        elif req.method == "POST" and not isinstance(req.body, dict):
+            req.response_kind = "bad json"
+            http.send_json({"error": {"message": "bad json"}}, 400)
+        elif req.method == "POST" and route.endswith("/chat/completions"):
+            message = self.answer(req.body)
+            req.response_kind = "tool_calls" if message.get("tool_calls") else "text"
+            if req.body.get("stream"):
+                http.send_sse(_chunks(message, req.body), named=False, done=True)
+            else:
+                http.send_json(_completion(message))
+        else:
+            req.response_kind = "no route"
+            http.send_json({"error": {"message": f"no route {req.path}"}}, 404)
+
 
 def _text(content: Any) -> str:
     if isinstance(content, str):
@@ -83,61 +104,6 @@ def _text(content: Any) -> str:
 
 def _usage() -> dict[str, int]:
     return {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}
-
-
-def _handler(mock: MockOpenAI) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-
-        def log_message(self, format: str, *args: Any) -> None:  # keep pytest output clean
-            pass
-
-        def do_GET(self) -> None:
-            if self.path.rstrip("/").endswith("/models"):
-                self._json(200, {"object": "list", "data": [{"id": MODEL_ID, "object": "model"}]})
-            else:
-                self._json(404, {"error": {"message": f"no route {self.path}"}})
-
-        def do_POST(self) -> None:
-            length = int(self.headers.get("Content-Length") or 0)
-            raw = self.rfile.read(length) if length else b"{}"
-            try:
-                body = json.loads(raw)
-            except ValueError:
-                self._json(400, {"error": {"message": "bad json"}})
-                return
-            mock.log({"path": self.path, **body})
-            if not self.path.rstrip("/").endswith("/chat/completions"):
-                self._json(404, {"error": {"message": f"no route {self.path}"}})
-                return
-            message = mock.answer(body)
-            if body.get("stream"):
-                self._stream(message, body)
-            else:
-                self._json(200, _completion(message))
-
-        def _json(self, status: int, payload: Mapping[str, Any]) -> None:
-            data = json.dumps(payload).encode()
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
-
-        def _stream(self, message: Mapping[str, Any], body: Mapping[str, Any]) -> None:
-            self.send_response(200)
-            self.send_header("Content-Type", "text/event-stream")
-            self.send_header("Cache-Control", "no-cache")
-            self.send_header("Connection", "close")
-            self.end_headers()
-            for chunk in _chunks(message, body):
-                self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
-                self.wfile.flush()
-            self.wfile.write(b"data: [DONE]\n\n")
-            self.wfile.flush()
-            self.close_connection = True
-
-    return Handler
 
 
 def _completion(message: Mapping[str, Any]) -> dict[str, Any]:
@@ -171,20 +137,3 @@ def _chunks(message: Mapping[str, Any], body: Mapping[str, Any]) -> Iterator[dic
     options = body.get("stream_options")
     if isinstance(options, Mapping) and options.get("include_usage"):
         yield {**base, "choices": [], "usage": _usage()}
-
-
-@contextmanager
-def serve(script: MockScript) -> Iterator[MockOpenAI]:
-    """Run the mock on an ephemeral loopback port for the duration of the block."""
-    mock = MockOpenAI(script=script)
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(mock))
-    server.daemon_threads = True
-    mock.port = server.server_address[1]
-    thread = threading.Thread(target=server.serve_forever, name="mock-openai", daemon=True)
-    thread.start()
-    try:
-        yield mock
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=5)

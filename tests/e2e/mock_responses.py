@@ -32,18 +32,14 @@ Usage::
 
 from __future__ import annotations
 
-import contextlib
-import gzip
 import itertools
 import json
-import threading
-import traceback
-import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Self
-from urllib.parse import urlsplit
+from typing import Any, ClassVar
+
+from tests.e2e import mock_server
+from tests.e2e.mock_server import MockHandler, MockServer, clip
 
 DEFAULT_FINAL_TEXT = "Done."
 SHELL_TOOLS = ("exec_command", "shell_command", "shell")
@@ -51,16 +47,9 @@ TOOL_OUTPUT_TYPES = ("function_call_output", "custom_tool_call_output", "local_s
 
 
 @dataclass
-class LoggedRequest:
-    """One HTTP request as the mock received it."""
-
-    method: str
-    path: str  # without the query string
-    query: str
-    headers: dict[str, str]
-    raw_body: bytes
-    body: Any  # parsed JSON, or None when the body was empty or not JSON
-    response_kind: str = ""  # "function_call", "message", "models", "other"
+class LoggedRequest(mock_server.LoggedRequest):
+    """One HTTP request as the mock received it; ``response_kind``: "function_call", "message",
+    "models" or "other"."""
 
     @property
     def is_responses(self) -> bool:
@@ -90,6 +79,10 @@ class LoggedRequest:
     def text(self) -> str:
         """Everything the model was shown in this request, as one searchable string."""
         return seen_text(self)
+
+    @property
+    def carries_tool_result(self) -> bool:
+        return has_tool_output(self)
 
 
 # --- what the model saw --------------------------------------------------------------
@@ -227,14 +220,6 @@ def context_for_tool_call(request: LoggedRequest | dict, call_id: str | None = N
     return "\n".join(found)
 
 
-def _clip(text: str, width: int) -> str:
-    text = text.replace("\n", "\\n")
-    if len(text) <= width:
-        return text
-    half = width // 2
-    return f"{text[:half]} …[{len(text) - width} chars]… {text[-half:]}"
-
-
 def summarize_items(request: LoggedRequest | dict, width: int = 400) -> str:
     """One line per input item (long texts clipped in the middle), for assertion messages."""
     body = _body(request)
@@ -246,7 +231,7 @@ def summarize_items(request: LoggedRequest | dict, width: int = 400) -> str:
         label = f"{kind}/{item.get('role')}" if kind == "message" else kind
         if kind == "function_call":
             label += f" {item.get('name')}"
-        lines.append(f"[{index}] {label}: {_clip(item_text(item), width)}")
+        lines.append(f"[{index}] {label}: {clip(item_text(item), width)}")
     return "\n".join(lines) or "(no input items)"
 
 
@@ -278,182 +263,29 @@ def _response(body: Any, response_id: str, output: list[dict]) -> dict:
     }
 
 
-def _sse(response: dict) -> bytes:
+def _events(response: dict) -> list[dict]:
     started = dict(response, status="in_progress", output=[], usage=None)
     events: list[dict] = [{"type": "response.created", "sequence_number": 0, "response": started}]
     for index, item in enumerate(response["output"]):
         events.append({"type": "response.output_item.done", "sequence_number": len(events),
                        "output_index": index, "item": item})
     events.append({"type": "response.completed", "sequence_number": len(events), "response": response})
-    return "".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n" for e in events).encode()
+    return events
 
 
-def _decode(raw: bytes, encoding: str) -> bytes:
-    encoding = encoding.strip().lower()
-    if not raw or encoding in ("", "identity"):
-        return raw
-    if encoding == "gzip":
-        return gzip.decompress(raw)
-    if encoding == "deflate":
-        return zlib.decompress(raw)
-    if encoding == "zstd":
-        import zstandard  # a test extra
+class MockResponses(MockServer[LoggedRequest]):
+    """Threaded loopback mock; a context manager. ``requests`` logs everything received.
+    ``base_url`` is what Codex's ``model_providers.<id>.base_url`` must be (it appends ``/responses``)."""
 
-        return zstandard.ZstdDecompressor().decompressobj().decompress(raw)
-    raise ValueError(f"unsupported Content-Encoding {encoding!r}")
-
-
-class _Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-    server: _Server
-
-    def log_message(self, format: str, *args: Any) -> None:
-        pass  # keep pytest output clean; everything is in MockResponses.requests
-
-    def _read_body(self) -> bytes:
-        if "chunked" in (self.headers.get("Transfer-Encoding") or "").lower():
-            chunks: list[bytes] = []
-            while True:
-                size = int(self.rfile.readline().split(b";")[0].strip() or b"0", 16)
-                if size == 0:
-                    while self.rfile.readline() not in (b"\r\n", b"\n", b""):
-                        pass  # trailers
-                    return b"".join(chunks)
-                chunks.append(self.rfile.read(size))
-                self.rfile.readline()  # CRLF after each chunk
-        length = int(self.headers.get("Content-Length") or 0)
-        return self.rfile.read(length) if length > 0 else b""
-
-    def _handle(self) -> None:
-        mock = self.server.mock
-        split = urlsplit(self.path)
-        raw = self._read_body()
-        body = None
-        try:
-            decoded = _decode(raw, self.headers.get("Content-Encoding") or "")
-            body = json.loads(decoded) if decoded else None
-        except Exception:  # noqa: BLE001 - keep the raw bytes in the log; the test sees body=None
-            mock.errors.append(f"could not decode the body of {self.command} {self.path}:\n{traceback.format_exc()}")
-        logged = LoggedRequest(
-            method=self.command,
-            path=split.path,
-            query=split.query,
-            headers={k.lower(): v for k, v in self.headers.items()},
-            raw_body=raw,
-            body=body,
-        )
-        mock._record(logged)
-        try:
-            self._respond(mock, logged)
-        except (BrokenPipeError, ConnectionResetError):
-            pass
-        except Exception:  # noqa: BLE001 - a bug in the mock: keep it for the test to see, answer 500
-            mock.errors.append(traceback.format_exc())
-            with contextlib.suppress(Exception):
-                self._json({"error": {"type": "server_error", "message": "mock failure"}}, 500)
-
-    def _send(self, status: int, payload: bytes, content_type: str, *, head: bool = False) -> None:
-        self.send_response(status)
-        self.send_header("Content-Type", content_type)
-        self.send_header("Content-Length", str(len(payload)))
-        self.send_header("x-request-id", "req_mock")
-        self.end_headers()
-        if not head:
-            self.wfile.write(payload)
-        self.wfile.flush()
-
-    def _json(self, obj: Any, status: int = 200) -> None:
-        self._send(status, json.dumps(obj).encode(), "application/json", head=self.command == "HEAD")
-
-    def _respond(self, mock: MockResponses, req: LoggedRequest) -> None:
-        if req.is_responses:
-            response = mock._answer(req)
-            if isinstance(req.body, dict) and req.body.get("stream") is False:
-                self._json(response)
-            else:
-                self._send(200, _sse(response), "text/event-stream")
-            return
-        if req.method == "GET" and req.path.rstrip("/").endswith("/models"):
-            req.response_kind = "models"
-            self._json({"object": "list", "data": [], "models": []})
-            return
-        req.response_kind = "other"
-        self._json({})
-
-    do_POST = do_GET = do_HEAD = do_PUT = do_DELETE = do_PATCH = do_OPTIONS = _handle
-
-
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-    allow_reuse_address = True
-    mock: MockResponses
-
-
-class MockResponses:
-    """Threaded loopback mock; a context manager. ``requests`` logs everything received."""
+    name = "responses"
+    request_class = LoggedRequest
+    turn: ClassVar[tuple[str, ...]] = ("function_call", "message")  # response kinds of one scripted turn
 
     def __init__(self, command: str = "echo hello", final_text: str = DEFAULT_FINAL_TEXT) -> None:
+        super().__init__()
         self.command = command
         self.final_text = final_text
         self._ids = itertools.count(1)
-        self._lock = threading.Lock()
-        self._requests: list[LoggedRequest] = []
-        self.errors: list[str] = []  # tracebacks of exceptions raised while answering
-        self._server: _Server | None = None
-        self._thread: threading.Thread | None = None
-
-    # lifecycle
-    def start(self) -> Self:
-        if self._server is not None:
-            return self
-        server = _Server(("127.0.0.1", 0), _Handler)
-        server.mock = self
-        self._server = server
-        self._thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05},
-                                        name="mock-responses", daemon=True)
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        server, self._server = self._server, None
-        if server is None:
-            return
-        server.shutdown()
-        server.server_close()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-            self._thread = None
-
-    def __enter__(self) -> Self:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
-
-    @property
-    def port(self) -> int:
-        if self._server is None:
-            raise RuntimeError("mock is not running")
-        return self._server.server_address[1]
-
-    @property
-    def base_url(self) -> str:
-        """What Codex's ``model_providers.<id>.base_url`` must be (it appends ``/responses``)."""
-        return f"http://127.0.0.1:{self.port}/v1"
-
-    # the log
-    def _record(self, req: LoggedRequest) -> None:
-        with self._lock:
-            self._requests.append(req)
-
-    @property
-    def requests(self) -> list[LoggedRequest]:
-        with self._lock:
-            return list(self._requests)
-
-    def clear(self) -> None:
-        with self._lock:
-            self._requests.clear()
 
     def responses_requests(self) -> list[LoggedRequest]:
         """Every ``POST /v1/responses`` (main loop and side requests), in arrival order."""
@@ -467,18 +299,33 @@ class MockResponses:
         """All text the model was shown, over every Responses request."""
         return "\n\n".join(seen_text(r) for r in self.responses_requests())
 
-    def describe(self) -> str:
-        """A short human summary of the log, for assertion messages."""
-        lines = [f"MOCK ERROR: {error}" for error in self.errors]
-        for i, r in enumerate(self.requests):
-            extra = ""
-            if r.is_responses:
-                extra = f" tools={len(r.tool_names)} shell={r.shell_tool} items={len(r.items)}"
-                extra += f" stream={(r.body or {}).get('stream')} -> {r.response_kind}"
-            lines.append(f"#{i} {r.method} {r.path}{'?' + r.query if r.query else ''}{extra}")
-        return "\n".join(lines) or "(no requests)"
+    def summarize_last(self) -> str:
+        """The input items of the last Responses request, for assertion messages."""
+        requests = self.responses_requests()
+        return summarize_items(requests[-1]) if requests else "(none)"
+
+    def describe_request(self, req: LoggedRequest) -> str:
+        if not req.is_responses:
+            return ""
+        extra = f" tools={len(req.tool_names)} shell={req.shell_tool} items={len(req.items)}"
+        return extra + f" stream={(req.body or {}).get('stream')} -> {req.response_kind}"
 
     # the script
+    def respond(self, http: MockHandler, req: LoggedRequest) -> None:
+        if req.is_responses:
+            response = self._answer(req)
+            if isinstance(req.body, dict) and req.body.get("stream") is False:
+                http.send_json(response)
+            else:
+                http.send_sse(_events(response))
+            return
+        if req.method == "GET" and req.path.rstrip("/").endswith("/models"):
+            req.response_kind = "models"
+            http.send_json({"object": "list", "data": [], "models": []})
+            return
+        req.response_kind = "other"
+        http.send_json({})
+
     def _answer(self, req: LoggedRequest) -> dict:
         n = next(self._ids)
         tool = req.shell_tool

@@ -37,8 +37,6 @@ from __future__ import annotations
 import json
 import os
 import stat
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -50,23 +48,29 @@ from tests.e2e.mock_anthropic import (
     MockAnthropic,
     hook_context,
     message_text,
-    summarize_messages,
     tool_results,
+)
+from tests.e2e.scenario import (
+    CANARY_HOOK,
+    ERROR_TAG,
+    FAILING,
+    PASSING,
+    PATTERN_KEY,
+    PROMPT,
+    REMINDER,
+    REPO,
+    RunTurn,
+    client_env,
+    error_entries,
+    one_turn,
+    self_improve,
+    why,
 )
 
 pytestmark = pytest.mark.e2e
 
-REPO = Path(__file__).resolve().parents[2]
 PROMPT_HOOK = REPO / "hooks" / "prompt-submit"
 POST_BASH_HOOK = REPO / "hooks" / "post-bash"
-VENV_BIN = Path(sys.executable).parent  # not resolved: a venv's python is a symlink
-
-PROMPT = "run the command"
-FAILING = 'python3 -c "import nosuchmod"'
-PASSING = "echo hello"
-PATTERN_KEY = "deps.module-not-found"
-REMINDER = "<self-improvement-reminder>"
-ERROR_TAG = "<error-detected>"
 FIX_ACTION = "Install the missing module with pip before importing it"
 
 
@@ -88,26 +92,6 @@ def write_settings(project: Path, settings: dict[str, Any]) -> None:
     (project / ".claude" / "settings.json").write_text(json.dumps(settings, indent=2) + "\n")
 
 
-def client_env() -> dict[str, str]:
-    """The venv's bin first on PATH, so ``self-improve`` runs from the client's Bash tool."""
-    return {"PATH": f"{VENV_BIN}{os.pathsep}{os.environ.get('PATH', os.defpath)}"}
-
-
-def self_improve(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    """Run our CLI as the user would, in the project; fail the test on a non-zero exit."""
-    cmd = [str(VENV_BIN / "self-improve"), "--root", str(project), *args]
-    proc = subprocess.run(cmd, cwd=project, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
-    assert proc.returncode == 0, f"{' '.join(cmd)} exited {proc.returncode}\n{proc.stdout}{proc.stderr}"
-    return proc
-
-
-def error_entries(project: Path, pattern_key: str = PATTERN_KEY) -> list[Any]:
-    """Error entries with ``pattern_key``, read through the store's public API."""
-    from self_improve.store.store import Store  # lazy: the store may not exist while hooks are written
-
-    return [e for e in Store(project).entries(kind="error") if e.pattern_key == pattern_key]
-
-
 def sessions_seen(entry: Any) -> int:
     """In how many distinct harness sessions (tasks) the entry occurred."""
     from self_improve.store.occurrences import distinct_tasks
@@ -121,29 +105,6 @@ def describe_entries(entries: list[Any]) -> str:
         f"action={e.suggested_action!r}"
         for e in entries
     ) or "(none)"
-
-
-def why(run: ClaudeRun, mock: MockAnthropic) -> str:
-    """Context for an assertion message: the client's output, the request log, the last messages."""
-    requests = mock.conversation_requests()
-    last = summarize_messages(requests[-1]) if requests else "(none)"
-    text = f"\n{run.describe()}\n--- requests ---\n{mock.describe()}\n--- last model request's messages ---\n{last}"
-    # our hooks never fail the session; they log what went wrong under the (isolated) HOME
-    hook_log = run.home / ".local" / "state" / "self-improve" / "debug.log"
-    if hook_log.is_file():
-        text += f"\n--- {hook_log} (tail) ---\n{hook_log.read_text(errors='replace')[-3000:]}"
-    return text
-
-
-def one_turn(run: ClaudeRun, mock: MockAnthropic) -> tuple[LoggedRequest, LoggedRequest]:
-    """The turn's two model requests: the prompt (answered with Bash), then the tool result."""
-    requests = mock.conversation_requests()
-    assert run.returncode == 0, f"claude -p failed{why(run, mock)}"
-    assert not mock.errors, f"the mock itself failed{why(run, mock)}"
-    assert [r.response_kind for r in requests] == ["tool_use", "text"], f"unexpected conversation{why(run, mock)}"
-    first, second = requests
-    assert tool_results(second), f"second request carries no tool_result{why(run, mock)}"
-    return first, second
 
 
 def tool_output(request: LoggedRequest) -> str:
@@ -160,7 +121,7 @@ def project(tmp_path: Path) -> Path:
         assert hook.is_file() and os.access(hook, os.X_OK), f"{hook} is missing or not executable"
     root = tmp_path / "project"
     root.mkdir()
-    self_improve(root, "init")
+    self_improve(root, "--root", str(root), "init")
     assert (root / ".learnings").is_dir(), "self-improve init did not create .learnings/"
     write_settings(root, hook_settings(PROMPT_HOOK, POST_BASH_HOOK))
     return root
@@ -174,22 +135,14 @@ cat > "$(dirname "$0")/prompt.stdin.json"
 echo "<self-improvement-reminder>canary prompt context</self-improvement-reminder>"
 """
 
-CANARY_POST_HOOK = """#!/bin/sh
-payload=$(cat)
-event=$(printf '%s' "$payload" | sed -n 's/.*"hook_event_name": *"\\([A-Za-z]*\\)".*/\\1/p')
-printf '%s' "$payload" > "$(dirname "$0")/$event.stdin.json"
-printf '{"hookSpecificOutput": {"hookEventName": "%s", "additionalContext": "<canary>%s saw it</canary>"}}\\n' \\
-    "$event" "$event"
-"""
-
 
 def test_canary_client_delivers_hook_context_to_the_model(
-    tmp_path: Path, claude: Any, mock_anthropic: MockAnthropic
+    tmp_path: Path, claude: RunTurn[ClaudeRun], mock_anthropic: MockAnthropic
 ) -> None:
     """Throwaway hooks (not ours) prove install + mock + settings + HOME work end to end."""
     hooks = tmp_path / "canary-hooks"
     hooks.mkdir()
-    for name, body in (("prompt", CANARY_PROMPT_HOOK), ("post", CANARY_POST_HOOK)):
+    for name, body in (("prompt", CANARY_PROMPT_HOOK), ("post", CANARY_HOOK)):
         (hooks / name).write_text(body)
         (hooks / name).chmod((hooks / name).stat().st_mode | stat.S_IXUSR)
     project = tmp_path / "project"
@@ -215,7 +168,7 @@ def test_canary_client_delivers_hook_context_to_the_model(
 # --- the issue's acceptance tests ----------------------------------------------------
 
 
-def test_failing_command_is_nudged_and_recorded(project: Path, claude: Any, mock_anthropic: MockAnthropic) -> None:
+def test_failing_command_is_nudged_and_recorded(project: Path, claude: RunTurn[ClaudeRun], mock_anthropic: MockAnthropic) -> None:
     mock_anthropic.command = FAILING
     run = claude(project, PROMPT, env_extra=client_env())
     first, second = one_turn(run, mock_anthropic)
@@ -234,7 +187,7 @@ def test_failing_command_is_nudged_and_recorded(project: Path, claude: Any, mock
     assert f"- Pattern-Key: {PATTERN_KEY}" in errors_md.read_text(), errors_md.read_text()
 
 
-def test_passing_command_is_not_nudged(project: Path, claude: Any, mock_anthropic: MockAnthropic) -> None:
+def test_passing_command_is_not_nudged(project: Path, claude: RunTurn[ClaudeRun], mock_anthropic: MockAnthropic) -> None:
     mock_anthropic.command = PASSING
     run = claude(project, PROMPT, env_extra=client_env())
     first, second = one_turn(run, mock_anthropic)
@@ -248,7 +201,7 @@ def test_passing_command_is_not_nudged(project: Path, claude: Any, mock_anthropi
 
 
 def test_second_session_gets_the_known_fix(
-    project: Path, claude: Any, mock_anthropic: MockAnthropic
+    project: Path, claude: RunTurn[ClaudeRun], mock_anthropic: MockAnthropic
 ) -> None:
     mock_anthropic.command = FAILING
     first_run = claude(project, PROMPT, env_extra=client_env())
@@ -257,8 +210,9 @@ def test_second_session_gets_the_known_fix(
     assert len(recorded) == 1, f"{describe_entries(recorded)}{why(first_run, mock_anthropic)}"
 
     # between sessions the user resolves the entry and records the fix for the pattern
-    self_improve(project, "resolve", recorded[0].id, "--note", "installed nosuchmod with pip")
-    self_improve(project, "log", "error", "--pattern-key", PATTERN_KEY, "--action", FIX_ACTION, "Python module not found")
+    self_improve(project, "--root", str(project), "resolve", recorded[0].id, "--note", "installed nosuchmod with pip")
+    self_improve(project, "--root", str(project), "log", "error", "--pattern-key", PATTERN_KEY, "--action", FIX_ACTION,
+                 "Python module not found")
 
     with_fix = [e for e in error_entries(project) if FIX_ACTION in (e.suggested_action or "")]
     assert len(with_fix) == 1, describe_entries(error_entries(project))

@@ -18,46 +18,38 @@ The client, the mock and the isolated HOME come from ``conftest.py`` / ``claude_
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from self_improve.harnesses.claude_install import installer as claude_installer
 from self_improve.harnesses.installer import Target
 from tests.e2e.claude_client import ClaudeInstall, ClaudeRun, claude_env, prepare_home
-from tests.e2e.mock_anthropic import (
-    MockAnthropic,
-    hook_context,
-    summarize_messages,
-    tool_results,
+from tests.e2e.mock_anthropic import MockAnthropic, hook_context, tool_results
+from tests.e2e.scenario import (
+    ERROR_TAG,
+    FAILING,
+    PROMPT,
+    REMINDER,
+    REPO,
+    VENV_BIN,
+    RunTurn,
+    one_turn,
+    self_improve,
+    why,
 )
 
 pytestmark = pytest.mark.e2e
 
-REPO = Path(__file__).resolve().parents[2]
-VENV_BIN = Path(sys.executable).parent
-PROMPT = "run the command"
-FAILING = 'python3 -c "import nosuchmod"'
-REMINDER = "<self-improvement-reminder>"
-ERROR_TAG = "<error-detected>"
 MARKETPLACE = "self-improve"
 PLUGIN = "self-improve"
 # Not copied into the marketplace folder: what a fresh git clone would not have either.
 NOT_SHIPPED = shutil.ignore_patterns(".venv", ".git", "__pycache__", "*.pyc", ".pytest_cache", ".hypothesis",
                                      "*.egg-info", "node_modules", "bench")
-
-
-def cli(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    proc = subprocess.run([sys.executable, "-m", "self_improve", *args], cwd=cwd or REPO, capture_output=True,
-                          text=True, timeout=60, stdin=subprocess.DEVNULL, env={**os.environ, **(env or {})}, check=False)
-    assert proc.returncode == 0, f"self-improve {' '.join(args)} exited {proc.returncode}\n{proc.stdout}{proc.stderr}"
-    return proc
 
 
 def claude_cmd(install: ClaudeInstall, home: Path, mock: MockAnthropic, *args: str) -> subprocess.CompletedProcess[str]:
@@ -72,27 +64,14 @@ def claude_cmd(install: ClaudeInstall, home: Path, mock: MockAnthropic, *args: s
 def learning_project(tmp_path: Path) -> Path:
     project = tmp_path / "project"
     project.mkdir()
-    cli("--root", str(project), "init")
+    self_improve(project, "--root", str(project), "init")
     assert (project / ".learnings").is_dir()
     return project
 
 
-def why(run: ClaudeRun, mock: MockAnthropic) -> str:
-    requests = mock.conversation_requests()
-    last = summarize_messages(requests[-1]) if requests else "(none)"
-    text = f"\n{run.describe()}\n--- requests ---\n{mock.describe()}\n--- last request's messages ---\n{last}"
-    hook_log = run.home / ".local" / "state" / "self-improve" / "debug.log"
-    if hook_log.is_file():
-        text += f"\n--- {hook_log} (tail) ---\n{hook_log.read_text(errors='replace')[-3000:]}"
-    return text
-
-
 def assert_hooks_reached_the_model(run: ClaudeRun, mock: MockAnthropic) -> str:
     """The reminder came with the prompt, the nudge after the failing Bash call; returns the tool output."""
-    assert run.returncode == 0, f"claude -p failed{why(run, mock)}"
-    requests = mock.conversation_requests()
-    assert [r.response_kind for r in requests] == ["tool_use", "text"], f"unexpected conversation{why(run, mock)}"
-    first, second = requests
+    first, second = one_turn(run, mock)
     assert REMINDER in hook_context(first, "UserPromptSubmit"), f"no reminder{why(run, mock)}"
     output = "\n".join(json.dumps(block.get("content")) for block in tool_results(second))
     assert "No module named 'nosuchmod'" in output, why(run, mock)
@@ -121,7 +100,7 @@ def test_plugin_validates(claude_install: ClaudeInstall, claude_home: Path, mock
         assert f"skills: {PLUGIN}:" in out, out
 
 
-def test_plugin_dir_turn_fires_our_hooks(tmp_path: Path, claude: Any, mock_anthropic: MockAnthropic) -> None:
+def test_plugin_dir_turn_fires_our_hooks(tmp_path: Path, claude: RunTurn[ClaudeRun], mock_anthropic: MockAnthropic) -> None:
     project = learning_project(tmp_path)
     mock_anthropic.command = FAILING
     run = claude(project, PROMPT, extra_args=["--plugin-dir", str(REPO)])
@@ -132,7 +111,7 @@ def test_plugin_dir_turn_fires_our_hooks(tmp_path: Path, claude: Any, mock_anthr
 
 
 def test_marketplace_install_without_venv_fires_our_hooks(
-    tmp_path: Path, claude: Any, claude_install: ClaudeInstall, claude_home: Path, mock_anthropic: MockAnthropic
+    tmp_path: Path, claude: RunTurn[ClaudeRun], claude_install: ClaudeInstall, claude_home: Path, mock_anthropic: MockAnthropic
 ) -> None:
     source = tmp_path / "marketplace" / "self-improve"
     shutil.copytree(REPO, source, ignore=NOT_SHIPPED, symlinks=True)
@@ -160,7 +139,7 @@ def test_marketplace_install_without_venv_fires_our_hooks(
 
 
 def test_settings_install_fires_and_uninstall_restores(
-    tmp_path: Path, claude: Any, claude_home: Path, mock_anthropic: MockAnthropic
+    tmp_path: Path, claude: RunTurn[ClaudeRun], claude_home: Path, mock_anthropic: MockAnthropic
 ) -> None:
     project = learning_project(tmp_path)
     settings = project / ".claude" / "settings.local.json"

@@ -35,139 +35,42 @@ independently of our hooks: if it fails, fix the infrastructure first.
 from __future__ import annotations
 
 import json
-import os
 import stat
-import subprocess
-import sys
-import time
-from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 import pytest
 
-from tests.e2e.codex_client import (
-    CodexInstall,
-    CodexRun,
-    ensure_codex,
-    install_dir,
-    run_codex,
-    trust_project_and_hooks,
-)
+from tests.e2e.codex_client import CodexRun
 from tests.e2e.mock_responses import (
-    LoggedRequest,
     MockResponses,
     context_after_prompt,
     context_for_tool_call,
     message_texts,
-    summarize_items,
     tool_outputs,
+)
+from tests.e2e.scenario import (
+    CANARY_HOOK,
+    ERROR_TAG,
+    FAILING,
+    PASSING,
+    PATTERN_KEY,
+    PROMPT,
+    REMINDER,
+    REPO,
+    RunTurn,
+    error_entries,
+    one_turn,
+    self_improve,
+    why,
 )
 
 pytestmark = pytest.mark.e2e
 
-REPO = Path(__file__).resolve().parents[2]
-VENV_BIN = Path(sys.executable).parent  # not resolved: a venv's python is a symlink
-
-PROMPT = "run the command"
-FAILING = 'python3 -c "import nosuchmod"'
-PASSING = "echo hello"
-PATTERN_KEY = "deps.module-not-found"
-REMINDER = "<self-improvement-reminder>"
-ERROR_TAG = "<error-detected>"
+RunCodex = RunTurn[CodexRun]
 
 
-# --- timings, shown at the end of the run ---------------------------------------------
-
-
-class _Summary:
-    """A tiny plugin registered at runtime: test modules cannot implement terminal hooks."""
-
-    def __init__(self) -> None:
-        self.install: CodexInstall | None = None
-        self.trust: list[float] = []
-        self.turns: list[tuple[str, float]] = []
-
-    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
-        if self.install is None and not self.turns:
-            return
-        terminalreporter.section("codex e2e")
-        if self.install is not None:
-            how = ("taken from cache" if self.install.cached
-                   else f"installed by npm in {self.install.install_seconds:.1f}s")
-            terminalreporter.write_line(f"codex {self.install.version}: {how} ({install_dir(self.install.version)})")
-        if self.trust:
-            terminalreporter.write_line(f"{len(self.trust)} trust setup(s) via codex app-server: "
-                                        f"max {max(self.trust):.1f}s")
-        if self.turns:
-            seconds = [s for _, s in self.turns]
-            terminalreporter.write_line(
-                f"{len(seconds)} codex exec turn(s): min {min(seconds):.1f}s, max {max(seconds):.1f}s, "
-                f"total {sum(seconds):.1f}s"
-            )
-
-
-@pytest.fixture(scope="session")
-def codex_summary(pytestconfig: pytest.Config) -> _Summary:
-    summary = _Summary()
-    pytestconfig.pluginmanager.register(summary, "self-improve-codex-e2e-summary")
-    return summary
-
-
-# --- fixtures -----------------------------------------------------------------------
-
-
-@pytest.fixture(scope="session")
-def codex_install(codex_summary: _Summary) -> CodexInstall:
-    install = ensure_codex()
-    codex_summary.install = install
-    return install
-
-
-@pytest.fixture
-def mock_responses() -> Iterator[MockResponses]:
-    with MockResponses() as mock:
-        yield mock
-
-
-@pytest.fixture
-def codex_home(tmp_path: Path) -> Path:
-    home = tmp_path / "home"
-    home.mkdir()
-    return home
-
-
-class RunCodex(Protocol):
-    def __call__(self, project_dir: Path, prompt: str, **kwargs: Any) -> CodexRun: ...
-
-
-@pytest.fixture
-def codex(codex_install: CodexInstall, mock_responses: MockResponses, codex_home: Path,
-          codex_summary: _Summary, request: pytest.FixtureRequest) -> RunCodex:
-    """``codex(project, prompt, **kw)``: one ``codex exec`` turn against ``mock_responses``."""
-
-    def run(project_dir: Path, prompt: str, **kwargs: Any) -> CodexRun:
-        kwargs.setdefault("home", codex_home)
-        kwargs.setdefault("binary", codex_install.binary)
-        kwargs.setdefault("env_extra", client_env())
-        result = run_codex(project_dir, prompt, mock_responses.base_url, **kwargs)
-        codex_summary.turns.append((request.node.nodeid, result.seconds))
-        return result
-
-    return run
-
-
-@pytest.fixture
-def trust(codex_install: CodexInstall, codex_home: Path, codex_summary: _Summary) -> Any:
-    """``trust(project, **kw)``: the user's consent to the project and its hooks (see module doc)."""
-
-    def grant(project: Path, **kwargs: Any) -> list[dict]:
-        started = time.monotonic()
-        hooks = trust_project_and_hooks(codex_home, project, binary=codex_install.binary, **kwargs)
-        codex_summary.trust.append(time.monotonic() - started)
-        return hooks
-
-    return grant
+# --- fixtures (the client, its mock, HOME and trust come from conftest.py) ------------
 
 
 @pytest.fixture
@@ -206,51 +109,6 @@ def is_ours(hook: dict, project: Path) -> bool:
     )
 
 
-def client_env() -> dict[str, str]:
-    """The venv's bin first on PATH, so ``self-improve`` also runs from the model's shell."""
-    return {"PATH": f"{VENV_BIN}{os.pathsep}{os.environ.get('PATH', os.defpath)}"}
-
-
-def self_improve(cwd: Path, *args: str, home: Path | None = None) -> subprocess.CompletedProcess[str]:
-    """Run our CLI as the user would; fail the test on a non-zero exit."""
-    cmd = [str(VENV_BIN / "self-improve"), *args]
-    env = dict(os.environ, HOME=str(home)) if home is not None else None
-    proc = subprocess.run(cmd, check=False, cwd=cwd, capture_output=True, text=True, timeout=60,
-                          stdin=subprocess.DEVNULL, env=env)
-    assert proc.returncode == 0, f"{' '.join(cmd)} exited {proc.returncode}\n{proc.stdout}{proc.stderr}"
-    return proc
-
-
-def error_entries(project: Path, pattern_key: str = PATTERN_KEY) -> list[Any]:
-    """Error entries with ``pattern_key``, read through the store's public API."""
-    from self_improve.store.store import Store
-
-    return [e for e in Store(project).entries(kind="error") if e.pattern_key == pattern_key]
-
-
-def why(run: CodexRun, mock: MockResponses) -> str:
-    """Context for an assertion message: the client's output, the request log, the last request."""
-    requests = mock.responses_requests()
-    last = summarize_items(requests[-1]) if requests else "(none)"
-    text = f"\n{run.describe()}\n--- requests ---\n{mock.describe()}\n--- last model request's input ---\n{last}"
-    hook_log = run.home / ".local" / "state" / "self-improve" / "debug.log"
-    if hook_log.is_file():
-        text += f"\n--- {hook_log} (tail) ---\n{hook_log.read_text(errors='replace')[-3000:]}"
-    return text
-
-
-def one_turn(run: CodexRun, mock: MockResponses) -> tuple[LoggedRequest, LoggedRequest]:
-    """The turn's two model requests: the prompt (answered with a shell call), then its result."""
-    requests = mock.conversation_requests()
-    assert run.returncode == 0, f"codex exec failed{why(run, mock)}"
-    assert not mock.errors, f"the mock itself failed{why(run, mock)}"
-    kinds = [r.response_kind for r in requests]
-    assert kinds == ["function_call", "message"], f"unexpected conversation{why(run, mock)}"
-    first, second = requests
-    assert tool_outputs(second), f"second request carries no function_call_output{why(run, mock)}"
-    return first, second
-
-
 def executed_commands(run: CodexRun) -> list[dict]:
     """The ``command_execution`` items Codex reported as completed (``--json`` stream)."""
     return [
@@ -261,15 +119,6 @@ def executed_commands(run: CodexRun) -> list[dict]:
 
 
 # --- the harness itself -------------------------------------------------------------
-
-
-CANARY_HOOK = """#!/bin/sh
-payload=$(cat)
-event=$(printf '%s' "$payload" | sed -n 's/.*"hook_event_name": *"\\([A-Za-z]*\\)".*/\\1/p')
-printf '%s' "$payload" > "$(dirname "$0")/$event.stdin.json"
-printf '{"hookSpecificOutput": {"hookEventName": "%s", "additionalContext": "<canary>%s saw it</canary>"}}\\n' \\
-    "$event" "$event"
-"""
 
 
 def test_canary_client_delivers_hook_context_to_the_model(

@@ -16,23 +16,24 @@ model does when it works in a repo.
 
 from __future__ import annotations
 
-from tests.helpers import CLI  # noqa: E402
-
 import json
 import os
 import signal
 import subprocess
-import sys
 import time
 import uuid
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
-from tests.e2e.mock_openai import MockScript, serve
-from tests.e2e.openclaw_client import OpenClawInstall, OpenClawUnavailable, ensure_openclaw
+from tests.e2e.mock_openai import MockOpenAI, MockScript
+from tests.e2e.openclaw_client import OpenClawInstall
+from tests.helpers import CLI
+
+if TYPE_CHECKING:
+    from tests.e2e.conftest import Timings
 
 pytestmark = pytest.mark.openclaw
 
@@ -50,6 +51,7 @@ BLOCK_BEGIN = "<!-- self-improve:openclaw:begin (managed by `self-improve instal
 BLOCK_END = "<!-- self-improve:openclaw:end -->"
 PENDING_NONE = "Pending triage: 0 errors recorded since last review"
 PENDING_ONE = "Pending triage: 1 error recorded since last review"
+TIMINGS = "openclaw e2e"  # the section of the end-of-run summary (conftest.py)
 
 
 @dataclass(frozen=True)
@@ -80,18 +82,6 @@ class Sandbox:
             "XDG_STATE_HOME": str(self.xdg_state),
             "NO_COLOR": "1",
         }
-
-
-@pytest.fixture(scope="module")
-def openclaw_install() -> Iterator[OpenClawInstall]:
-    started = time.monotonic()
-    try:
-        install = ensure_openclaw()
-    except OpenClawUnavailable as exc:
-        pytest.skip(f"OpenClaw cannot be installed: {exc}")
-    took = time.monotonic() - started
-    print(f"\n[openclaw e2e] install: {install.install_seconds:.1f}s (cached check {took:.1f}s)")
-    yield install
 
 
 @pytest.fixture
@@ -154,20 +144,27 @@ def write_config(box: Sandbox, base_url: str) -> None:
     box.config.write_text(json.dumps(config, indent=2))
 
 
-def run_turn(install: OpenClawInstall, box: Sandbox, session: str) -> tuple[subprocess.CompletedProcess[str], float]:
-    started = time.monotonic()
-    proc = subprocess.run(
-        install.command(
-            "agent", "--local", "--agent", "main", "--session-id", session, "--message", "run the check", "--json"
-        ),
-        env=install.env(box.env()),
-        cwd=box.workspace,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=TURN_TIMEOUT_S,
-    )
-    return proc, time.monotonic() - started
+def run_turn(
+    install: OpenClawInstall, box: Sandbox, session: str, timings: Timings
+) -> tuple[subprocess.CompletedProcess[str], MockOpenAI]:
+    """One ``openclaw agent --local`` turn in which the mock runs ``FAILING_COMMAND`` in the project;
+    the mock comes back stopped, with its request log."""
+    script = MockScript(command=FAILING_COMMAND, extra_arguments={"workdir": str(box.project)})
+    with MockOpenAI(script) as mock, timings.timed(TIMINGS, "openclaw agent turn(s)"):
+        write_config(box, mock.base_url)
+        proc = subprocess.run(
+            install.command(
+                "agent", "--local", "--agent", "main", "--session-id", session, "--message", "run the check", "--json"
+            ),
+            env=install.env(box.env()),
+            cwd=box.workspace,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=TURN_TIMEOUT_S,
+            check=False,
+        )
+    return proc, mock
 
 
 def self_improve(box: Sandbox, *args: str) -> subprocess.CompletedProcess[str]:
@@ -178,22 +175,18 @@ def self_improve(box: Sandbox, *args: str) -> subprocess.CompletedProcess[str]:
         capture_output=True,
         text=True,
         timeout=120,
+        check=False,
     )
 
 
 def test_a_failing_exec_in_openclaw_lands_in_the_projects_errors(
-    openclaw_install: OpenClawInstall, sandbox: Sandbox
+    openclaw_install: OpenClawInstall, sandbox: Sandbox, e2e_timings: Timings
 ) -> None:
-    session = f"si-e2e-{uuid.uuid4().hex[:8]}"
-    script = MockScript(command=FAILING_COMMAND, extra_arguments={"workdir": str(sandbox.project)})
-    with serve(script) as mock:
-        write_config(sandbox, mock.base_url)
-        proc, turn_seconds = run_turn(openclaw_install, sandbox, session)
-    print(f"[openclaw e2e] one turn: {turn_seconds:.1f}s, {len(mock.requests)} model requests")
+    proc, mock = run_turn(openclaw_install, sandbox, f"si-e2e-{uuid.uuid4().hex[:8]}", e2e_timings)
     assert proc.returncode == 0, proc.stderr[-3000:]
 
     # The turn really went through the mock: a tool call, then the final answer.
-    assert len(mock.requests) == 2, [r.get("path") for r in mock.requests]
+    assert len(mock.post_requests()) == 2, mock.describe()
     assert "MOCK-REPLY-OK" in proc.stdout
 
     # What reached the model: the installed AGENTS.md, user text and our block verbatim (markers
@@ -208,12 +201,10 @@ def test_a_failing_exec_in_openclaw_lands_in_the_projects_errors(
     assert str(sandbox.skill_dir / "SKILL.md") in system
 
     # The watcher's side: one sweep records exactly this failure, a second records nothing.
-    started = time.monotonic()
-    sweep = self_improve(sandbox, "sweep", "--state-dir", str(sandbox.state), "--json")
-    sweep_seconds = time.monotonic() - started
+    with e2e_timings.timed(TIMINGS, "self-improve sweep(s) recording the turn"):
+        sweep = self_improve(sandbox, "sweep", "--state-dir", str(sandbox.state), "--json")
     assert sweep.returncode == 0, sweep.stderr
     counts = json.loads(sweep.stdout)
-    print(f"[openclaw e2e] sweep: {sweep_seconds:.1f}s, {counts}")
     assert (counts["tool_results"], counts["errors_recorded"]) == (1, 1), json.dumps(counts)
     assert counts["projects"] == [str(sandbox.project)]
     errors_md = (sandbox.project / ".learnings" / "ERRORS.md").read_text()
@@ -238,7 +229,9 @@ def test_a_failing_exec_in_openclaw_lands_in_the_projects_errors(
     assert not (sandbox.workspace / "skills").exists()
 
 
-def test_watch_records_while_openclaw_runs(openclaw_install: OpenClawInstall, sandbox: Sandbox) -> None:
+def test_watch_records_while_openclaw_runs(
+    openclaw_install: OpenClawInstall, sandbox: Sandbox, e2e_timings: Timings
+) -> None:
     """The live path: `self-improve watch` sees OpenClaw's own WAL writes and records at once."""
     env = {**sandbox.env(), "PYTHONPATH": str(REPO)}
     watcher = subprocess.Popen(
@@ -250,19 +243,14 @@ def test_watch_records_while_openclaw_runs(openclaw_install: OpenClawInstall, sa
     )
     errors_md = sandbox.project / ".learnings" / "ERRORS.md"
     try:
-        session = f"si-e2e-watch-{uuid.uuid4().hex[:8]}"
-        script = MockScript(command=FAILING_COMMAND, extra_arguments={"workdir": str(sandbox.project)})
-        with serve(script) as mock:
-            write_config(sandbox, mock.base_url)
-            proc, turn_seconds = run_turn(openclaw_install, sandbox, session)
+        proc, _ = run_turn(openclaw_install, sandbox, f"si-e2e-watch-{uuid.uuid4().hex[:8]}", e2e_timings)
         assert proc.returncode == 0, proc.stderr[-3000:]
         finished = time.monotonic()
         deadline = finished + 30.0
         while time.monotonic() < deadline and "nonexistent-self-improve-e2e" not in errors_md.read_text():
             time.sleep(0.1)
-        lag = time.monotonic() - finished
         assert "nonexistent-self-improve-e2e" in errors_md.read_text(), "watch never recorded the failure"
-        print(f"[openclaw e2e] watch: turn {turn_seconds:.1f}s, recorded {lag:.1f}s after the turn ended")
+        e2e_timings.add(TIMINGS, "self-improve watch record(s), after the turn ended", time.monotonic() - finished)
         watcher.send_signal(signal.SIGTERM)
         out, err = watcher.communicate(timeout=15)
     finally:
