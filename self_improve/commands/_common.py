@@ -30,6 +30,12 @@ def add_scope_flag(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def selected_entries(args: argparse.Namespace, store: Store) -> list[Entry]:
+    """The entries a listing verb shows: ``--kind`` and ``--status`` filters, in file order."""
+    store._require()
+    return [e for e in store.entries(args.kind) if args.status is None or e.status == args.status]
+
+
 def add_json_flag(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print JSON instead of text")
 

@@ -12,7 +12,12 @@ import argparse
 import sys
 from typing import Any
 
-from self_improve.commands._common import add_json_flag, entry_json, store_from
+from self_improve.commands._common import (
+    add_json_flag,
+    entry_json,
+    selected_entries,
+    store_from,
+)
 from self_improve.output import print_json
 from self_improve.store.entry import KINDS, STATUSES, Entry
 
@@ -39,9 +44,7 @@ def export_markdown(entries: list[Entry]) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    store = store_from(args)
-    store._require()
-    entries = [e for e in store.entries(args.kind) if args.status is None or e.status == args.status]
+    entries = selected_entries(args, store_from(args))
     if args.json:
         print_json([export_json(entry) for entry in entries])
         return 0

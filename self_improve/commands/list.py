@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import argparse
 
-from self_improve.commands._common import add_json_flag, add_scope_flag, entry_json, store_from
+from self_improve.commands._common import (
+    add_json_flag,
+    add_scope_flag,
+    entry_json,
+    selected_entries,
+    store_from,
+)
 from self_improve.output import colour, print_json
 from self_improve.store.entry import KINDS, STATUSES
 
@@ -21,9 +27,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    store = store_from(args)
-    store._require()
-    entries = [e for e in store.entries(args.kind) if args.status is None or e.status == args.status]
+    entries = selected_entries(args, store_from(args))
     if args.json:
         print_json([entry_json(e) for e in entries])
         return 0

@@ -134,50 +134,23 @@ def _read_packaged_text() -> str:
 
 @lru_cache(maxsize=1)
 def _packaged_table() -> Mapping[str, Any]:
-    """The parsed rules.toml, through a JSON copy in the user's cache dir.
+    """The parsed rules.toml, through a marshal copy in the user's cache dir.
 
     A hook is a fresh process on every Bash call: importing ``tomllib`` and parsing the rules
-    costs ~10 ms there, reading the same table as JSON (``json`` is loaded anyway) well under 1.
-    The copy is keyed by the file's size and mtime, so an edited rules.toml is parsed again.
+    costs ~10 ms there, loading the same table with the built-in ``marshal`` well under 1. The
+    copy is keyed by the file's size and mtime (``prescreen.cache_path``), so an edited
+    rules.toml is parsed again.
     """
-    import json
+    from self_improve.detect import prescreen
 
-    from self_improve.paths_fast import user_cache_dir
-
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), RULES_FILE)
-    try:
-        info = os.stat(path)
-        cache = os.path.join(user_cache_dir(), f"rules-{info.st_size}-{info.st_mtime_ns}.json")
-    except OSError:
-        cache = ""
-    if cache:
-        try:
-            with open(cache, encoding="utf-8") as handle:
-                table = json.load(handle)
-            if isinstance(table, dict):
-                return table
-        except (OSError, ValueError):
-            pass
+    table = prescreen.read_cache("rules")
+    if isinstance(table, dict):
+        return table
     import tomllib
 
     table = tomllib.loads(_read_packaged_text())
-    if cache:
-        _write_cache(cache, table)
+    prescreen.write_cache("rules", table)
     return table
-
-
-def _write_cache(cache: str, table: Mapping[str, Any]) -> None:
-    """Best effort: a cache that cannot be written only costs the next process the TOML parse."""
-    import json
-
-    try:
-        os.makedirs(os.path.dirname(cache), exist_ok=True)
-        tmp = f"{cache}.{os.getpid()}.tmp"
-        with open(tmp, "w", encoding="utf-8") as handle:
-            json.dump(table, handle)
-        os.replace(tmp, cache)
-    except (OSError, TypeError, ValueError):
-        pass
 
 
 @lru_cache(maxsize=1)
@@ -191,7 +164,8 @@ def _write_prescreen(rules: Rules) -> None:
     """Give ``prescreen`` the needles of every packaged rule (None if one rule has none)."""
     from self_improve.detect import prescreen
 
-    if prescreen.cache_path("screen") is None or os.path.exists(prescreen.cache_path("screen") or ""):
+    path = prescreen.cache_path("screen")
+    if path is None or os.path.exists(path):
         return
     needles: set[str] | None = set()
     for rule in rules.rules:

@@ -7,7 +7,7 @@ occurs in the text ``detect`` would scan, ``detect`` returns None: the hook can 
 importing ``re`` (about 6 ms, half the interpreter's own start-up) or loading the rules.
 
 The needles come from a cache file that ``errors`` writes when it builds the packaged rules
-(keyed by rules.toml's size and mtime). Whenever anything is unusual (no cache yet, a rule
+(keyed by rules.toml's size and mtime; the parsed rules table is cached the same way). Whenever anything is unusual (no cache yet, a rule
 without needles, a user ``[detect]`` table, ANSI escapes, a non-zero or unknown exit code, an
 interrupted command) the answer is "not clearly clean" and the full detector runs.
 """
@@ -32,19 +32,37 @@ def cache_path(kind: str) -> str | None:
     return os.path.join(user_cache_dir(), f"{kind}-v{FORMAT}-{info.st_size}-{info.st_mtime_ns}.marshal")
 
 
-def write_screen(needles: tuple[str, ...] | None, head_chars: int, tail_chars: int) -> None:
-    """Store the needle set (None: some rule has none, so no shortcut is sound). Best effort."""
-    path = cache_path("screen")
+def write_cache(kind: str, value: object) -> None:
+    """Store ``value`` (marshal-able) for the installed rules.toml. Best effort: a cache that cannot
+    be written only costs the next process the work it saves."""
+    path = cache_path(kind)
     if path is None:
         return
     try:
         os.makedirs(os.path.dirname(path), exist_ok=True)
         tmp = f"{path}.{os.getpid()}.tmp"
         with open(tmp, "wb") as handle:
-            marshal.dump((needles, head_chars, tail_chars), handle)
+            marshal.dump(value, handle)
         os.replace(tmp, path)
     except (OSError, ValueError):
         pass
+
+
+def read_cache(kind: str) -> object | None:
+    """What ``write_cache`` stored for the installed rules.toml, or None."""
+    path = cache_path(kind)
+    if path is None:
+        return None
+    try:
+        with open(path, "rb") as handle:
+            return marshal.load(handle)
+    except (OSError, ValueError, EOFError, TypeError):
+        return None
+
+
+def write_screen(needles: tuple[str, ...] | None, head_chars: int, tail_chars: int) -> None:
+    """Store the needle set (None: some rule has none, so no shortcut is sound)."""
+    write_cache("screen", (needles, head_chars, tail_chars))
 
 
 def minimal_needles(needles: set[str]) -> tuple[str, ...]:
@@ -57,15 +75,12 @@ def minimal_needles(needles: set[str]) -> tuple[str, ...]:
 
 
 def _load() -> tuple[tuple[str, ...] | None, int, int] | None:
-    path = cache_path("screen")
-    if path is None:
-        return None
+    loaded = read_cache("screen")
     try:
-        with open(path, "rb") as handle:
-            needles, head, tail = marshal.load(handle)
-    except (OSError, ValueError, EOFError, TypeError):
+        needles, head, tail = loaded  # type: ignore[misc]
+        return needles, int(head), int(tail)
+    except (TypeError, ValueError):
         return None
-    return needles, int(head), int(tail)
 
 
 def clearly_clean(output: str, exit_code: int | None, interrupted: bool) -> bool:

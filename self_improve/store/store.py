@@ -222,19 +222,7 @@ class Store:
             raise SelfImproveError(f"unknown ID {entry_id!r} (see `self-improve list`)")
         return found[1]
 
-    # ---- sessions seen by the hooks ------------------------------------------------------------
-    def remember_session(self, session: str) -> None:
-        if not session:
-            return
-        path = self.state_dir / LAST_SESSION
-        try:
-            if path.read_text(encoding="utf-8") == session:
-                return
-        except OSError:
-            pass
-        self.state_dir.mkdir(exist_ok=True)
-        atomic_write(path, session.encode("utf-8", "surrogatepass"))
-
+    # ---- sessions seen by the hooks (hook_state writes the file, off the store's imports) ------
     def last_session(self) -> str:
         try:
             return (self.state_dir / LAST_SESSION).read_text(encoding="utf-8").strip()
