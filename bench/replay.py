@@ -10,7 +10,7 @@ A deterministic simulated agent:
 - on `<error-detected>` with the `self-improve log error …` command, it runs that command with its
   fixed fix and summary for the Pattern-Key; on `<correction-detected>`, the printed
   `self-improve log learning …` command with the step's fixed rule and the user's words;
-- on a `Known fix (ID): …` it applies the fix: the next scripted failure of that kind in the same
+- on a `Known fix (from ID …): …` it applies the fix: the next scripted failure of that kind in the same
   session (the retry) is replaced by a passing result;
 - between sessions it runs `self-improve review --yes` (promote, archive, retire).
 The clock is simulated: SELF_IMPROVE_NOW (read by store.utcnow) and SELF_IMPROVE_TODAY (review's
@@ -54,7 +54,7 @@ REFERENCE = REPO / "bench" / "reference"
 FIXTURES = REPO / "tests" / "fixtures" / "claude"
 CORPUS = REPO.parent / "shared" / "corpus" / "public.jsonl"
 BLOCK = re.compile(r"(\r?\n)?<!-- self-improve:begin.*?<!-- self-improve:end -->(\r?\n)?", re.DOTALL)
-KNOWN_FIX = re.compile(r"^Known fix \(([^)]+)\): (.*)$", re.MULTILINE)
+KNOWN_FIX = re.compile(r"^Known fix \(from (\S+)[^)]*\): (.*)$", re.MULTILINE)
 PROJECT_FILES = {
     "CLAUDE.md": "# Cart service\n\nRun `pnpm test` before you push. Keep functions small.\n",
     "README.md": "# cart\n\nA small shop backend with a sales report.\n",

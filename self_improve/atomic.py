@@ -1,11 +1,26 @@
-"""Durable writes: whole-file replacement through a temp file, and fsynced appends.
+"""Durable writes: whole-file replacement through a temp file, and all-or-nothing appends.
 
-A SIGKILL at any moment leaves either the old or the new file (rewrite), or the old file plus
-either nothing or the whole appended block (append: one ``write`` call of a few KB).
+This is the one writer of files, for ``.learnings/`` (through ``store/trust.py``, relative to a
+directory descriptor opened without following links) and for the user's own files (CLAUDE.md,
+settings.json, …, through ``atomic_write``).
+
+Safety against a hostile directory (a cloned repo can plant anything in ``.learnings/``):
+- the temp file gets a random name and is created with ``O_CREAT | O_EXCL | O_NOFOLLOW``, so a
+  planted file or symlink at that name is never opened, let alone truncated;
+- its mode is set with ``fchmod`` on the descriptor, never by path;
+- the target is never a symlink: ``os.replace`` would only swap the link itself, but a caller
+  that reads through it would have read somebody else's file; we refuse instead;
+- ``expect`` re-reads the target just before ``os.replace`` and refuses (``Conflict``) when its
+  bytes changed since the caller read them, so a concurrent writer's change is never lost
+  silently; the caller re-reads, re-applies its edit and tries again.
+
+A SIGKILL at any moment leaves either the old or the new file (replace), or the old file plus
+either nothing or the whole appended block (append). A short append is cut back to the old size.
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 
@@ -13,67 +28,217 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # the hooks import this module: keep pathlib and typing off their hot path
     from self_improve.paths import PathArg
 
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
+UNCHECKED = object()  # ``expect`` default: replace whatever is there
+TEMP_SUFFIX = ".tmp"
 
-def _fsync_dir(directory: str) -> None:
-    # Makes the rename itself durable; some filesystems refuse O_RDONLY on dirs, which is fine.
+
+class Conflict(OSError):
+    """The file changed between the caller's read and our replace: nothing was written."""
+
+
+class UnsafeFile(OSError):
+    """A path we were asked to read or write is a symlink, or not a regular file."""
+
+
+def _fsync_dir_fd(dir_fd: int) -> None:
     try:
-        fd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
+        os.fsync(dir_fd)
+    except OSError:  # some filesystems refuse fsync on a directory, which is fine
         pass
+
+
+def open_dir(path: PathArg) -> int:
+    """A descriptor of an existing directory (following links: the caller's own path)."""
+    return os.open(os.fspath(path), os.O_RDONLY | os.O_DIRECTORY | _CLOEXEC)
+
+
+def temp_name(name: str) -> str:
+    return f".{name}.{os.urandom(6).hex()}{TEMP_SUFFIX}"
+
+
+def _lstat_at(dir_fd: int, name: str) -> os.stat_result | None:
+    try:
+        return os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+    except FileNotFoundError:
+        return None
+
+
+def read_at(dir_fd: int, name: str, limit: int | None = None) -> bytes | None:
+    """The bytes of a regular file in the directory ``dir_fd`` (None if absent).
+
+    Never follows a symlink, never blocks on a FIFO or a device (``O_NONBLOCK``, then ``fstat``).
+    Raises UnsafeFile for anything that is not a regular file.
+    """
+    try:
+        fd = os.open(name, os.O_RDONLY | _NOFOLLOW | _NONBLOCK | _CLOEXEC, dir_fd=dir_fd)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise UnsafeFile(f"{name} is a symlink") from None
+        raise
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise UnsafeFile(f"{name} is not a regular file")
+        chunks = []
+        total = 0
+        while limit is None or total < limit:  # to the end: the file may grow while we read
+            chunk = os.read(fd, 1 << 20 if limit is None else min(1 << 20, limit - total))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            total += len(chunk)
+        return b"".join(chunks)
     finally:
         os.close(fd)
 
 
-def atomic_write(path: PathArg, data: bytes, *, durable: bool = True) -> None:
-    """Replace ``path`` with ``data``: temp file in the same directory, fsync, ``os.replace``.
+def replace_at(
+    dir_fd: int,
+    name: str,
+    data: bytes,
+    *,
+    durable: bool = True,
+    expect: object = UNCHECKED,
+    mode: int | None = None,
+    temp_dir_fd: int | None = None,
+) -> None:
+    """Replace ``name`` in the directory ``dir_fd`` with ``data`` (see the module docstring).
 
-    ``durable=False`` skips the two fsyncs: for the hooks' own counters and session state, where
-    a power cut may lose the last update but must never leave a half-written file (the rename
-    still guarantees that), and the user should not wait for the disk on every prompt.
+    ``expect``: the bytes the caller read (None: the file must not exist). ``temp_dir_fd``: a
+    directory on the same filesystem for the temp file (so that a kill never leaves one beside
+    the user's file); on another filesystem the temp goes beside the target after all.
     """
-    path = os.fspath(path)
-    directory = os.path.dirname(path) or "."
+    current = _lstat_at(dir_fd, name)
+    if current is not None and not stat.S_ISREG(current.st_mode):
+        raise UnsafeFile(f"refusing to replace {name}: it is a symlink or not a regular file")
+    if mode is None:
+        mode = stat.S_IMODE(current.st_mode) if current is not None else 0o666 & ~_umask()
+    where = dir_fd if temp_dir_fd is None else temp_dir_fd
+    tmp = _write_temp(where, name, data, mode, durable)
     try:
-        mode = stat.S_IMODE(os.stat(path).st_mode)
-    except FileNotFoundError:
-        mode = 0o644
-    tmp = os.path.join(directory, f".{os.path.basename(path)}.{os.getpid()}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
+        if expect is not UNCHECKED:
+            now = read_at(dir_fd, name)
+            if now != expect:
+                raise Conflict(f"{name} changed while we were editing it")
+        try:
+            os.replace(tmp, name, src_dir_fd=where, dst_dir_fd=dir_fd)
+        except OSError as exc:
+            if where == dir_fd or exc.errno != errno.EXDEV:
+                raise
+            _unlink_quietly(where, tmp)
+            where, tmp = dir_fd, _write_temp(dir_fd, name, data, mode, durable)
+            os.replace(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+    except BaseException:
+        _unlink_quietly(where, tmp)
+        raise
+    if durable:
+        _fsync_dir_fd(dir_fd)
+
+
+def _write_temp(dir_fd: int, name: str, data: bytes, mode: int, durable: bool) -> str:
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC
+    for _ in range(16):
+        tmp = temp_name(name)
+        try:
+            fd = os.open(tmp, flags, 0o600, dir_fd=dir_fd)
+            break
+        except FileExistsError:  # astronomically unlikely with 48 random bits; a planted name
+            continue
+    else:
+        raise FileExistsError(f"could not create a temp file for {name}")
     try:
         try:
+            os.fchmod(fd, mode)
             _write_all(fd, data)
             if durable:
                 os.fsync(fd)
         finally:
             os.close(fd)
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
     except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
+        _unlink_quietly(dir_fd, tmp)
         raise
-    if durable:
-        _fsync_dir(directory)
+    return tmp
+
+
+def append_at(dir_fd: int, name: str, data: bytes, *, durable: bool = True, create: bool = True) -> None:
+    """Append ``data`` to a regular file, all or nothing: a short write is cut back (``ftruncate``)."""
+    flags = os.O_WRONLY | os.O_APPEND | _NOFOLLOW | _NONBLOCK | _CLOEXEC | (os.O_CREAT if create else 0)
+    try:
+        fd = os.open(name, flags, 0o666 & ~_umask(), dir_fd=dir_fd)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise UnsafeFile(f"refusing to append to {name}: it is a symlink") from None
+        raise
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise UnsafeFile(f"refusing to append to {name}: it is not a regular file")
+        size = info.st_size
+        try:
+            _write_all(fd, data)
+            if durable:
+                os.fsync(fd)
+        except BaseException:
+            try:  # all or nothing: a full disk must not leave a torn entry behind
+                os.ftruncate(fd, size)
+            except OSError:
+                pass
+            raise
+    finally:
+        os.close(fd)
+
+
+def atomic_write(path: PathArg, data: bytes, *, durable: bool = True, expect: object = UNCHECKED,
+                 temp_dir: PathArg | None = None) -> None:
+    """Replace the file at ``path`` (a path of the user's own, not of a store): see ``replace_at``."""
+    path = os.fspath(path)
+    dir_fd = open_dir(os.path.dirname(path) or ".")
+    temp_fd = None
+    try:
+        if temp_dir is not None:
+            try:
+                temp_fd = open_dir(temp_dir)
+            except OSError:
+                temp_fd = None
+        replace_at(dir_fd, os.path.basename(path), data, durable=durable, expect=expect, temp_dir_fd=temp_fd)
+    finally:
+        os.close(dir_fd)
+        if temp_fd is not None:
+            os.close(temp_fd)
 
 
 def append_durable(path: PathArg, data: bytes) -> None:
-    """Append ``data`` in one write and fsync it. Never rewrites what is already there."""
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    """Append ``data`` in one write and fsync it, all or nothing. Never rewrites what is there."""
+    path = os.fspath(path)
+    dir_fd = open_dir(os.path.dirname(path) or ".")
     try:
-        _write_all(fd, data)
-        os.fsync(fd)
+        append_at(dir_fd, os.path.basename(path), data)
     finally:
-        os.close(fd)
+        os.close(dir_fd)
+
+
+def _unlink_quietly(dir_fd: int, name: str) -> None:
+    try:
+        os.unlink(name, dir_fd=dir_fd)
+    except OSError:
+        pass
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 def _write_all(fd: int, data: bytes) -> None:
     view = memoryview(data)
     while view:
         written = os.write(fd, view)
+        if written <= 0:
+            raise OSError("short write")
         view = view[written:]

@@ -34,12 +34,14 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("promotion.min_occurrences", 3, "Occurrences within the window needed to propose promotion."),
     Setting("promotion.min_tasks", 2, "Distinct tasks (sessions) among those occurrences."),
     Setting("promotion.window_days", 30, "The window, in days, counted back from today."),
-    Setting("promotion.require_approval", True, "`promote` refuses without --yes unless it runs on a TTY."),
+    Setting("promotion.require_approval", True, "`promote` refuses without --yes unless it runs on a TTY. Personal: honoured only from the user-level config."),
+    Setting("promotion.agent_may_promote", False, "Let promote, review --yes and extract-skill change instruction files when run from inside an agent session (default: they only propose). Personal."),
     Setting("promotion.max_rule_chars", 200, "Longest rule that may be promoted."),
     Setting("forgetting.archive_after_days", 90, "Closed entries (resolved, wont_fix, retired) unseen this long are archive candidates."),
     Setting("forgetting.decay_after_days", 180, "Pending entries unseen this long stop counting towards promotion."),
     Setting("forgetting.stale_after_days", 180, "Promoted rules unseen this long are retire candidates."),
     Setting("forgetting.max_active_entries", 200, "Above this many active entries, review lists the lowest-value ones for archiving."),
+    Setting("trust.safe_directories", [], "Directories whose .learnings/ is trusted even when another user owns it (like git's safe.directory; \"*\" trusts all). User-level config only."),
     Setting("targets.learning", "CLAUDE.md", "Default promotion target for learnings."),
     Setting("targets.error", "CLAUDE.md", "Default promotion target for errors."),
     Setting("targets.feature", "CLAUDE.md", "Default promotion target for feature requests."),
@@ -89,19 +91,53 @@ def read_user_config_text(text: str, path: Path) -> dict[str, Any]:
         raise SelfImproveError(f"{path}: corrupt config: {exc}") from None
 
 
-def load(learnings_dir: Path) -> dict[str, Any]:
-    """Defaults overlaid with the user's file; a value of the wrong type is refused."""
+def load(learnings_dir: Path, *, trusted: bool = False) -> dict[str, Any]:
+    """Defaults, overlaid with the user-level config, overlaid with the store's own config.
+
+    A project's store (``trusted=False``) came with the repository: its personal settings are
+    ignored and its thresholds clamped (``config_trust``). The user-wide store's config
+    (``trusted=True``) is the user's own. A value of the wrong type is refused.
+    """
+    return load_with_report(learnings_dir, trusted=trusted)[0]
+
+
+def load_with_report(learnings_dir: Path, *, trusted: bool = False) -> tuple[dict[str, Any], list[str]]:
+    """``load``, and one line per project setting that was ignored or clamped (for ``doctor``)."""
+    from self_improve import config_trust
+    from self_improve.paths_fast import user_config_path
+
     merged = defaults()
-    user = read_user_config(config_path(learnings_dir))
-    for section, table in user.items():
-        if not isinstance(table, dict):
-            raise SelfImproveError(f"{config_path(learnings_dir)}: corrupt config: [{section}] must be a table")
-        for name, value in table.items():
+    user_path = Path(user_config_path())
+    user = _checked(read_user_config(user_path), user_path)
+    config_trust.overlay_user(merged, user)
+    own_path = config_path(learnings_dir)
+    own = _checked(read_user_config(own_path), own_path)
+    if trusted or own_path.resolve() == user_path.resolve():
+        config_trust.overlay_user(merged, own)
+        return merged, []
+    return merged, config_trust.overlay_project(merged, own)
+
+
+def user_setting(key: str) -> Any:
+    """A personal setting as the user set it: defaults overlaid with the user-level config only."""
+    from self_improve import config_trust
+    from self_improve.paths_fast import user_config_path
+
+    merged = defaults()
+    user_path = Path(user_config_path())
+    config_trust.overlay_user(merged, _checked(read_user_config(user_path), user_path))
+    return get(merged, key)
+
+
+def _checked(table: dict[str, Any], where: Path) -> dict[str, Any]:
+    for section, values in table.items():
+        if not isinstance(values, dict):
+            raise SelfImproveError(f"{where}: corrupt config: [{section}] must be a table")
+        for name, value in values.items():
             key = f"{section}.{name}"
             if key in SETTINGS_BY_KEY:
-                _check_type(key, value, config_path(learnings_dir))
-            merged.setdefault(section, {})[name] = value
-    return merged
+                _check_type(key, value, where)
+    return table
 
 
 def get(config: dict[str, Any], key: str) -> Any:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import stat
 import time
 
 from self_improve.errors import SelfImproveError
@@ -16,13 +17,23 @@ from self_improve.errors import SelfImproveError
 class locked:  # noqa: N801 - reads as a function at the call sites: `with locked(path):`
     """Hold ``flock(LOCK_EX)`` on ``lock_path``; the kernel drops it if we are killed."""
 
-    def __init__(self, lock_path: str | os.PathLike[str], timeout: float = 30.0) -> None:
+    def __init__(self, lock_path: str | os.PathLike[str], timeout: float = 30.0, *, dir_fd: int | None = None) -> None:
         self.lock_path = lock_path
         self.timeout = timeout
+        self.dir_fd = dir_fd
         self._fd: int | None = None
 
     def __enter__(self) -> None:
-        fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+        # Never through a symlink (a planted `.lock -> ~/x` would create or lock the user's file),
+        # never blocking on a FIFO: the lock is a regular file of ours or nothing.
+        flags = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+        try:
+            fd = os.open(self.lock_path, flags, 0o644, dir_fd=self.dir_fd)
+        except OSError as exc:
+            raise SelfImproveError(f"cannot use the lock {self.lock_path}: {exc.strerror or exc}") from None
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            os.close(fd)
+            raise SelfImproveError(f"cannot use the lock {self.lock_path}: not a regular file")
         deadline = time.monotonic() + self.timeout
         try:
             while True:

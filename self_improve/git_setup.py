@@ -25,16 +25,17 @@ else is in it.
 
 from __future__ import annotations
 
+import os
 import shlex
 import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from self_improve.atomic import atomic_write
 from self_improve.errors import SelfImproveError
 from self_improve.paths import check_inside_root
 from self_improve.store.entry import split_lines
+from self_improve.user_edit import BytesEdit, edit_user_file, user_temp_dir
 
 DRIVER = "self-improve"
 DRIVER_NAME = "self-improve: union merge of learnings and rule blocks"
@@ -111,6 +112,23 @@ def _read_attributes(path: Path) -> str | None:
         return None
 
 
+def _decoded(data: bytes | None) -> str | None:
+    return None if data is None else data.decode("utf-8", "surrogateescape")
+
+
+def _encoded(text: str) -> bytes:
+    return text.encode("utf-8", "surrogateescape")
+
+
+def _edit_attributes(path: Path, root: Path, edit: BytesEdit) -> None:
+    """Write ``.gitattributes`` without losing a concurrent change (``user_edit``), through a
+    symlink that stays inside the root, with the temp file in ``.learnings/.state/`` when there."""
+    destination = Path(os.path.realpath(path)) if path.is_symlink() else path
+    state_dir = root / ".learnings" / ".state"
+    temp_dir = str(state_dir) if state_dir.is_dir() and not state_dir.is_symlink() else user_temp_dir()
+    edit_user_file(str(destination), edit, temp_dir=temp_dir)
+
+
 def _eol(text: str) -> str:
     crlf = text.count("\r\n")
     return "\r\n" if crlf * 2 > text.count("\n") else "\n"
@@ -177,10 +195,16 @@ def install_git(root: Path, dry_run: bool = False, *, python: str | None = None)
         verb = "create" if before is None else "append to"
         changes.append(f"{verb} {GITATTRIBUTES}: {', '.join(added)}")
         if not dry_run:
-            # Bookkeeping first: if we die between the two writes, uninstall still knows.
-            if _config_get(root, f"{SECTION}.gitattributes") in (None, EXISTING):
-                _config_set(root, f"{SECTION}.gitattributes", state)
-            atomic_write(path, after.encode("utf-8", "surrogateescape"))
+
+            def add_lines(current: bytes | None) -> bytes | None:
+                text = _decoded(current)
+                wanted, new_state = with_attribute_lines(text)
+                # Bookkeeping first: if we die between the two writes, uninstall still knows.
+                if wanted != text and _config_get(root, f"{SECTION}.gitattributes") in (None, EXISTING):
+                    _config_set(root, f"{SECTION}.gitattributes", new_state)
+                return _encoded(wanted)
+
+            _edit_attributes(path, root, add_lines)
     return GitSetup(root, tuple(changes))
 
 
@@ -194,16 +218,23 @@ def uninstall_git(root: Path, dry_run: bool = False) -> GitSetup:
     changes: list[str] = []
     state = _config_get(root, f"{SECTION}.gitattributes") or EXISTING
     before = _read_attributes(path)
+
+    def remove_lines(current: bytes | None) -> bytes | None:
+        text = _decoded(current)
+        if text is None:
+            return None
+        kept = without_attribute_lines(text, state)
+        # Delete only a file we created and a real file: never a symlink (nor what it points to).
+        return None if state == CREATED and not kept.strip() and not path.is_symlink() else _encoded(kept)
+
     if before is not None:
-        after = without_attribute_lines(before, state)
-        if state == CREATED and not after.strip():
+        after = remove_lines(_encoded(before))
+        if after is None:
             changes.append(f"delete {GITATTRIBUTES} (we created it; nothing else is in it)")
-            if not dry_run:
-                path.unlink()
-        elif after != before:
+        elif after != _encoded(before):
             changes.append(f"remove our lines from {GITATTRIBUTES}")
-            if not dry_run:
-                atomic_write(path, after.encode("utf-8", "surrogateescape"))
+        if after != _encoded(before) and not dry_run:
+            _edit_attributes(path, root, remove_lines)
     if _git(root, "config", "--local", "--get-regexp", rf"^{SECTION.replace('.', '[.]')}[.]").stdout.strip():
         changes.append(f"git config --remove-section {SECTION}")
         if not dry_run:

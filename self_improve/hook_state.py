@@ -9,6 +9,12 @@
   (``$XDG_CONFIG_HOME/self-improve/config.toml``) sets ``hooks.enabled_without_learnings``; then
   state goes to ``$XDG_STATE_HOME/self-improve/`` and nothing is recorded.
 
+Every file of a project's store is opened through ``store/trust.py`` (no links, regular files
+only, owned by the user); a store that breaks the trust model makes the hooks do nothing, with
+one line in the debug log. The project's config is filtered by ``config_trust``: personal
+settings (reminder mode, injection sizes, TTLs, rules with titles) come from the user's own
+config only.
+
 Hot-path rules: strings and ``os.path`` instead of ``pathlib``, named tuples instead of
 dataclasses, and the store (with its heavier imports) only once there is something to record.
 """
@@ -23,10 +29,10 @@ from self_improve.paths_fast import (
     LAST_SESSION,
     LEARNINGS_DIR,
     STATE_DIR,
-    find_learnings_root,
     user_config_path,
     user_state_dir,
 )
+from self_improve.store.trust import StoreDir, UntrustedStore, find_store_root, is_safe_listed
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # importing typing costs milliseconds the hooks do not have
@@ -37,9 +43,10 @@ COUNTER_NAMES = ("reminders", "error_nudges", "recalls", "correction_nudges", "e
 
 
 class Fix(Record):
-    """A known fix: the entry it comes from, and its text."""
+    """A known fix: the entry it comes from, the day that entry was logged, and the fix's text
+    (sanitised: ``sanitise.inline``)."""
 
-    __slots__ = ("entry_id", "text")
+    __slots__ = ("entry_id", "logged", "text")
 
 
 class Seen(Record):
@@ -56,16 +63,46 @@ def debug_log_path() -> str:
     return os.path.join(user_state_dir(), "debug.log")
 
 
-def _read_toml(path: str) -> dict[str, Any]:
-    if not os.path.isfile(path):
+MAX_CONFIG_BYTES = 256 * 1024  # a config larger than this is not ours to parse on a hot path
+
+
+def _parse_toml(raw: bytes | None) -> dict[str, Any]:
+    if not raw:
         return {}
     import tomllib
 
     try:
-        with open(path, "rb") as handle:
-            return tomllib.load(handle)
-    except (OSError, ValueError):
+        return tomllib.loads(raw.decode("utf-8"))
+    except (ValueError, UnicodeDecodeError):
         return {}  # a corrupt config must not break a hook: fall back to defaults
+
+
+def _read_user_toml(path: str) -> dict[str, Any]:
+    """The user's own config (a path of theirs: read as a regular file, never a FIFO)."""
+    if not os.path.isfile(path):
+        return {}
+    from self_improve import atomic
+
+    try:
+        fd = atomic.open_dir(os.path.dirname(path))
+    except OSError:
+        return {}
+    try:
+        return _parse_toml(atomic.read_at(fd, os.path.basename(path), MAX_CONFIG_BYTES))
+    except OSError:
+        return {}
+    finally:
+        os.close(fd)
+
+
+def effective_config(user: dict[str, Any], project: dict[str, Any]) -> dict[str, Any]:
+    """The user's config overlaid with what the project's may set (``config_trust``)."""
+    from self_improve import config_trust
+
+    merged: dict[str, Any] = {}
+    config_trust.overlay_user(merged, user)
+    config_trust.overlay_project(merged, project)
+    return merged
 
 
 def _setting(config: dict[str, Any], dotted: str, default: Any) -> Any:
@@ -75,27 +112,32 @@ def _setting(config: dict[str, Any], dotted: str, default: Any) -> Any:
     return value if type(value) is type(default) else default
 
 
-def _read_json(path: str) -> dict[str, int]:
+def _read_json(fs: StoreDir, name: str) -> dict[str, int]:
     from self_improve.hooks import parse_json
 
     try:
-        with open(path, encoding="utf-8") as handle:
-            data = parse_json(handle.read())
-    except (OSError, ValueError):
+        raw = fs.read(name, limit=1 << 20)
+        data = parse_json(raw.decode("utf-8")) if raw else None
+    except (OSError, ValueError, UntrustedStore):
         return {}
     if not isinstance(data, dict):
         return {}
     return {str(k): v for k, v in data.items() if isinstance(v, int) and not isinstance(v, bool)}
 
 
-def _write_json(path: str, data: dict[str, int]) -> None:
+def _write_json(fs: StoreDir, name: str, data: dict[str, int]) -> None:
     """State files hold only our own names and whole numbers, so they are written by hand:
     ``json.dumps`` would import ``json`` and ``re`` on every prompt."""
-    from self_improve.atomic import atomic_write
+    body = ", ".join(f'"{key}": {int(value)}' for key, value in sorted(data.items()))
+    fs.replace(name, ("{" + body + "}").encode("utf-8"), durable=False)
 
-    body = ", ".join(f'"{name}": {int(value)}' for name, value in sorted(data.items()))
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    atomic_write(path, ("{" + body + "}").encode("utf-8"), durable=False)
+
+def is_session_file_name(name: str) -> bool:
+    """A name ``session_file_name`` can produce: the only files pruning may delete."""
+    stem, dot, ext = name.rpartition(".")
+    return bool(dot) and ext == "json" and 0 < len(stem) <= 80 and all(
+        ch.isascii() and (ch.isalnum() or ch in "-_") for ch in stem
+    )
 
 
 def session_file_name(session: str) -> str:
@@ -105,23 +147,42 @@ def session_file_name(session: str) -> str:
 
 
 class Context:
-    """One hook call's view of its project: the store (if any), its config and the state dir."""
+    """One hook call's view of its project: the store (if any), its config and the state dir.
 
-    def __init__(self, root: str | None, session: str, state_dir: str, config: dict[str, Any]) -> None:
+    ``fs`` is the directory the state lives in, opened without following links: the project's
+    ``.learnings/`` (state under ``.state/``), or the user's state dir when the hooks act without
+    a store. ``state`` is the prefix of the state files inside it.
+    """
+
+    def __init__(self, root: str | None, session: str, fs: StoreDir, state: str, config: dict[str, Any]) -> None:
         self.root = root
         self.session = session
-        self.state_dir = state_dir
+        self.fs = fs
+        self.state = state
         self.config = config
+
+    @property
+    def state_dir(self) -> str:
+        return os.path.join(self.fs.path, self.state) if self.state else self.fs.path
 
     @classmethod
     def for_cwd(cls, cwd: str, session: str) -> Context | None:
-        root = find_learnings_root(cwd) if cwd and os.path.isabs(cwd) else None
+        root = find_store_root(cwd) if cwd and os.path.isabs(cwd) else None
+        user_config = _read_user_toml(user_config_path())
         if root is not None:
-            config = _read_toml(os.path.join(root, LEARNINGS_DIR, "config.toml"))
-            return cls(root, session, os.path.join(root, LEARNINGS_DIR, STATE_DIR), config)
-        user_config = _read_toml(user_config_path())
+            safe = _setting(user_config, "trust.safe_directories", [])
+            fs = StoreDir(os.path.join(root, LEARNINGS_DIR), owner_ok=is_safe_listed(os.path.join(root, LEARNINGS_DIR), safe))
+            try:
+                fs.check_top_level()
+                project = _parse_toml(fs.read("config.toml", limit=MAX_CONFIG_BYTES))
+            except (UntrustedStore, OSError) as exc:
+                note_untrusted(fs.path, str(exc))
+                return None
+            return cls(root, session, fs, STATE_DIR + "/", effective_config(user_config, project))
         if _setting(user_config, "hooks.enabled_without_learnings", False):
-            return cls(None, session, user_state_dir(), user_config)
+            state = user_state_dir()
+            os.makedirs(state, exist_ok=True)
+            return cls(None, session, StoreDir(state), "", effective_config(user_config, {}))
         return None
 
     def setting(self, dotted: str, default: Any) -> Any:
@@ -142,23 +203,21 @@ class Context:
         for section, table in self.config.items():
             if isinstance(table, dict):
                 merged.setdefault(section, {}).update(table)
-        return Store(self.root, config=merged)
+        store = Store(self.root, config=merged)
+        store._fs = self.fs  # the store directory this hook already checked, with its trust setting
+        return store
 
     def remember_session(self) -> None:
         """So that a later ``self-improve log`` without --session counts in this session's task."""
         if self.root is None or not self.session:
             return
-        path = os.path.join(self.state_dir, LAST_SESSION)
+        name = self.state + LAST_SESSION
         try:
-            with open(path, encoding="utf-8") as handle:
-                if handle.read() == self.session:
-                    return
-        except (OSError, ValueError):
+            if self.fs.read(name, limit=4096) == self.session.encode("utf-8", "replace"):
+                return
+        except (OSError, UntrustedStore):
             pass
-        from self_improve.atomic import atomic_write
-
-        os.makedirs(self.state_dir, exist_ok=True)
-        atomic_write(path, self.session.encode("utf-8", "surrogatepass"), durable=False)
+        self.fs.replace(name, self.session.encode("utf-8", "replace"), durable=False)
 
     def record_error(self, detection: Any, result: Any) -> Seen:
         """Bump (or create) the ERR entry for this Pattern-Key; then look for its known fix."""
@@ -175,42 +234,45 @@ class Context:
             session=self.session,
             excerpt=detection.excerpt,
             source="error",
+            logged_by="hook",
         )
         logged = store.log(request)
         self.bump("errors_recorded")
         return Seen(logged.recurrence_count, logged.tasks, self._known_fix(store, detection.pattern_key))
 
     def _known_fix(self, store: Any, pattern_key: str) -> Fix | None:
-        """Just-in-time recall, k=1: the one resolved or promoted entry's fix, from our own text."""
+        """Just-in-time recall, k=1: the one resolved or promoted entry's fix, through the sanitiser.
+
+        An entry whose ID is malformed is not recalled at all: its text is somebody's, not ours.
+        The size cap is personal (user-level config) and can only lower ``MAX_INJECTED_CHARS``.
+        """
         if store is None or not self.setting("hooks.recall", True):
             return None
+        from self_improve import sanitise
         from self_improve.store.store import latest_action
 
-        limit = max(20, int(self.setting("hooks.max_fix_chars", 240)))
+        limit = max(20, int(self.setting("hooks.max_fix_chars", sanitise.MAX_INJECTED_CHARS)))
         for kind in ("error", "learning"):
             for entry in reversed(store.with_pattern_key(kind, pattern_key)):
-                if entry.status in ("resolved", "promoted"):
-                    text = " ".join(latest_action(entry).split())
+                entry_id = sanitise.entry_id(entry.id)
+                if entry.status in ("resolved", "promoted") and entry_id is not None:
+                    text = sanitise.inline(latest_action(entry), limit)
                     if text:
-                        if len(text) > limit:
-                            text = text[: limit - 1].rstrip() + "…"
-                        return Fix(entry.id, text)
+                        logged = entry.logged.strip()[:10]
+                        return Fix(entry_id, logged if sanitise.is_day(logged) else "", text)
         return None
 
     # ---- per-session state and counters ------------------------------------------------------------
     def _locked(self) -> Any:
-        from self_improve.filelock import locked
+        return self.fs.lock(self.state + ".lock", timeout=2.0)
 
-        os.makedirs(self.state_dir, exist_ok=True)
-        return locked(os.path.join(self.state_dir, ".lock"), timeout=2.0)
+    def _session_name(self) -> str:
+        return self.state + "sessions/" + session_file_name(self.session)
 
-    def _session_path(self) -> str:
-        return os.path.join(self.state_dir, "sessions", session_file_name(self.session))
-
-    def _update(self, path: str, update: Callable[[dict[str, Any]], Any]) -> Any:
-        data = _read_json(path)
+    def _update(self, name: str, update: Callable[[dict[str, Any]], Any]) -> Any:
+        data = _read_json(self.fs, name)
         result = update(data)
-        _write_json(path, data)
+        _write_json(self.fs, name, data)
         return result
 
     def _add(self, counters: dict[str, int]) -> Callable[[dict[str, Any]], None]:
@@ -222,20 +284,20 @@ class Context:
 
     def bump(self, counter: str, by: int = 1) -> None:
         with self._locked():
-            self._update(os.path.join(self.state_dir, "counters.json"), self._add({counter: by}))
+            self._update(self.state + "counters.json", self._add({counter: by}))
 
     def note_error_nudge(self, recall: bool) -> None:
         with self._locked():
-            self._update(self._session_path(), self._add({"errors_since_reminder": 1}))
+            self._update(self._session_name(), self._add({"errors_since_reminder": 1}))
             nudges = {"error_nudges": 1, "recalls": 1} if recall else {"error_nudges": 1}
-            self._update(os.path.join(self.state_dir, "counters.json"), self._add(nudges))
+            self._update(self.state + "counters.json", self._add(nudges))
 
     def on_prompt(self, correction: bool) -> Decision:
         mode = self.setting("reminder.mode", "adaptive")
         every = max(1, int(self.setting("reminder.every_n_prompts", 10)))
         with self._locked():
-            path = self._session_path()
-            first_of_session = not os.path.exists(path)
+            path = self._session_name()
+            first_of_session = not self.fs.is_file(path)
 
             def update(data: dict[str, Any]) -> bool:
                 count = int(data.get("prompts", 0)) + 1
@@ -257,35 +319,49 @@ class Context:
             remind = self._update(path, update)
             if correction or remind:
                 nudge = "correction_nudges" if correction else "reminders"
-                self._update(os.path.join(self.state_dir, "counters.json"), self._add({nudge: 1}))
+                self._update(self.state + "counters.json", self._add({nudge: 1}))
         if first_of_session:
             self.prune_sessions()
         return Decision(remind=remind and not correction)
 
     def prune_sessions(self) -> int:
-        cutoff = time.time() - float(self.setting("state.session_ttl_days", 7)) * 86400
-        removed = 0
-        try:
-            with os.scandir(os.path.join(self.state_dir, "sessions")) as entries:
-                for item in entries:
-                    try:
-                        if item.name.endswith(".json") and item.stat().st_mtime < cutoff:
-                            os.unlink(item.path)
-                            removed += 1
-                    except OSError:
-                        continue
-        except OSError:
-            pass
-        return removed
+        """Delete session files of ours older than the TTL (a personal setting): only regular
+        files with names we create, never through a link (``StoreDir.prune``)."""
+        days = self.setting("state.session_ttl_days", 7)
+        cutoff = time.time() - max(1.0, float(days)) * 86400
+        return self.fs.prune(self.state + "sessions", is_session_file_name, cutoff)
 
 
 def read_counters(state_dir: str | os.PathLike[str]) -> dict[str, int] | None:
     """The hooks' counters, or None if no hook has counted anything yet."""
-    path = os.path.join(os.fspath(state_dir), "counters.json")
-    if not os.path.exists(path):
+    directory = os.fspath(state_dir)
+    fs = StoreDir(os.path.dirname(directory), owner_ok=True)
+    name = os.path.basename(directory) + "/counters.json"
+    if not fs.is_file(name):
         return None
-    data = _read_json(path)
-    return {name: int(data.get(name, 0)) for name in COUNTER_NAMES}
+    data = _read_json(fs, name)
+    return {key: int(data.get(key, 0)) for key in COUNTER_NAMES}
+
+
+def note_untrusted(path: str, reason: str) -> None:
+    """Say once (per store and reason) in the debug log why the hooks leave a store alone."""
+    from self_improve.hooks import debug
+
+    seen = os.path.join(user_state_dir(), "untrusted-stores")
+    line = f"{path}\t{reason}"
+    try:
+        with open(seen, encoding="utf-8", errors="replace") as handle:
+            if line in handle.read().splitlines():
+                return
+    except OSError:
+        pass
+    debug(f"not using {path}: {reason} (see the README's Trust section)")
+    try:
+        os.makedirs(os.path.dirname(seen), exist_ok=True)
+        with open(seen, "a", encoding="utf-8", errors="replace") as handle:
+            handle.write(line.replace("\n", " ") + "\n")
+    except OSError:
+        pass
 
 
 def program_name(command: str) -> str:

@@ -18,18 +18,13 @@ import sys
 import time
 
 from self_improve import hook_state
+from self_improve.hook_budget import BUDGET, DEADLINE_SECONDS, MAX_PARSED_BYTES, DeadlineExceeded, read_capped
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # importing typing costs milliseconds the hooks do not have
     from typing import Any
 
     from self_improve.harnesses.base import Prompt, ToolResult
-
-# A payload above this is read in full (so the harness never sees a broken pipe) but not parsed:
-# the hook stays silent rather than blow its time budget (Claude Code itself keeps tool output
-# far below this).
-MAX_PARSED_BYTES = 32 * 1024 * 1024
-
 
 # ---- entry points ---------------------------------------------------------------------------------
 
@@ -40,36 +35,66 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def run(name: str) -> int:
+    """Run one hook on stdin within its budget (``hook_budget``): always 0, output whole or none."""
     started = time.perf_counter()
+    BUDGET.arm()
     try:
-        handler = HANDLERS.get(name)
-        if handler is None:
-            debug(f"unknown hook {name!r}")
-            return 0
-        payload = read_payload(sys.stdin.buffer)
-        if payload is None:
-            return 0
-        output = handler(payload)
-        if output:
-            sys.stdout.write(output)
-            sys.stdout.write("\n")
-            sys.stdout.flush()
-    except BaseException as exc:  # noqa: BLE001 - the contract is: never fail the session
-        if isinstance(exc, KeyboardInterrupt):
-            return 0
-        debug(f"{name}: {type(exc).__name__}: {exc}", exc)
+        _run_within_budget(name)
+    except DeadlineExceeded:  # fired while a failure was being reported: that report stands
+        pass
     finally:
+        BUDGET.disarm()
         if os.environ.get("SELF_IMPROVE_DEBUG") == "1":
             sys.stderr.write(f"self-improve hook {name}: {1000 * (time.perf_counter() - started):.1f} ms\n")
     return 0
 
 
-def read_payload(stream: Any) -> dict[str, Any] | None:
-    raw = stream.read()
-    if not raw or len(raw) > MAX_PARSED_BYTES:
+def _run_within_budget(name: str) -> None:
+    try:
+        output = _answer(name)
+        BUDGET.disarm()  # from here nothing interrupts us: the output is written whole, or not at all
+        if BUDGET.expired:
+            raise DeadlineExceeded(BUDGET.stage)
+        if output:
+            sys.stdout.write(output)
+            sys.stdout.write("\n")
+            sys.stdout.flush()
+    except DeadlineExceeded as exc:
+        BUDGET.disarm()
+        debug(f"{name}: gave up after the {DEADLINE_TEXT} deadline, while {exc}; printed nothing")
+    except BaseException as exc:  # noqa: BLE001 - the contract is: never fail the session
+        BUDGET.disarm()
+        if not isinstance(exc, KeyboardInterrupt):
+            debug(f"{name}: {type(exc).__name__}: {exc}", exc)
+
+
+def _answer(name: str) -> str:
+    handler = HANDLERS.get(name)
+    if handler is None:
+        debug(f"unknown hook {name!r}")
+        return ""
+    payload = read_payload(sys.stdin.buffer, name)
+    if payload is None:
+        return ""
+    BUDGET.stage = f"running {name}"
+    return handler(payload)
+
+
+def read_payload(stream: Any, name: str = "hook") -> dict[str, Any] | None:
+    """The payload's JSON object, or None. Past ``MAX_PARSED_BYTES`` nothing is kept or parsed
+    (one debug line): the rest of stdin is drained and dropped."""
+    raw, size = read_capped(stream)
+    if raw is None:
+        debug(f"{name}: payload over {MAX_PARSED_BYTES >> 20} MiB ({size} bytes); ignored, printed nothing")
         return None
+    if not raw:
+        return None
+    BUDGET.stage = "parsing the payload"
     payload = parse_json(raw.decode("utf-8", "replace"))
     return payload if isinstance(payload, dict) else None
+
+
+DEADLINE_TEXT = f"{DEADLINE_SECONDS:g} s"
 
 
 class _ScannerContext:
@@ -164,7 +189,8 @@ def post_bash(payload: dict[str, Any]) -> str:
     context = hook_state.Context.for_cwd(result.cwd, result.session)
     if context is None:
         return ""
-    context.remember_session()
+    with BUDGET.critical("remembering the session"):
+        context.remember_session()
     overrides = context.detect_overrides()
     if overrides is None:
         from self_improve.detect.prescreen import clearly_clean
@@ -173,32 +199,49 @@ def post_bash(payload: dict[str, Any]) -> str:
             return ""
     from self_improve.detect.errors import detect, load_rules
 
+    BUDGET.stage = "detecting"
     detection = detect(result, load_rules(overrides))
+    _report_pattern_timeouts()
     if detection is None:
         return ""
     try:
-        seen = context.record_error(detection, result)
+        with BUDGET.critical(f"recording {detection.pattern_key}"):
+            seen = context.record_error(detection, result)
     except Exception as exc:  # noqa: BLE001 - a store we cannot write must not cost the nudge
         debug(f"post-bash: could not record {detection.pattern_key}: {type(exc).__name__}: {exc}", exc)
         seen = hook_state.Seen(0, 0, None)
     try:
-        context.note_error_nudge(recall=seen.fix is not None)
+        with BUDGET.critical("counting the nudge"):
+            context.note_error_nudge(recall=seen.fix is not None)
     except Exception as exc:  # noqa: BLE001 - counters are best effort
         debug(f"post-bash: could not count the nudge: {type(exc).__name__}: {exc}", exc)
     return format_context(event, render_error_nudge(detection.pattern_key, detection.title, seen))
 
 
+def _report_pattern_timeouts() -> None:
+    """One debug line per ``[detect]`` pattern that ran out of time (``detect.user_patterns``)."""
+    patterns = sys.modules.get("self_improve.detect.user_patterns")
+    if patterns is not None:
+        for line in patterns.take_timeouts():
+            debug(f"post-bash: {line}")
+
+
 def render_error_nudge(pattern_key: str, title: str, seen: hook_state.Seen) -> str:
-    """Our words and the Pattern-Key only: raw tool output is untrusted and never injected."""
+    """Our words, the Pattern-Key and sanitised store text only (``sanitise``): raw tool output
+    is untrusted and never injected, and a store's text is somebody else's."""
+    from self_improve import sanitise
+
+    pattern_key, title = sanitise.inline(pattern_key, 80), sanitise.inline(title, 120)
     history = ""
     if seen.count > 1:
         history = f" Seen {seen.count}x in {seen.sessions} session(s)."
     elif seen.count == 1:
         history = " First time here."
     if seen.fix is not None:
+        logged = f" logged {seen.fix.logged}" if seen.fix.logged else ""
         return (
             f"<error-detected>\n{pattern_key}: {title}.{history}\n"
-            f"Known fix ({seen.fix.entry_id}): {seen.fix.text}\n</error-detected>"
+            f"Known fix (from {seen.fix.entry_id}{logged} in this repo): {seen.fix.text}\n</error-detected>"
         )
     return (
         f"<error-detected>\n{pattern_key}: {title}.{history}\n"
@@ -232,11 +275,13 @@ def prompt_submit(payload: dict[str, Any]) -> str:
     context = hook_state.Context.for_cwd(prompt.cwd, prompt.session)
     if context is None:
         return ""
-    context.remember_session()
+    with BUDGET.critical("remembering the session"):
+        context.remember_session()
     from self_improve.detect.corrections import detect_correction
 
     correction = detect_correction(prompt)
-    decision = context.on_prompt(correction=correction is not None)
+    with BUDGET.critical("counting the prompt"):
+        decision = context.on_prompt(correction=correction is not None)
     blocks = []
     if correction is not None:
         blocks.append(CORRECTION_NUDGE)

@@ -3,7 +3,9 @@
 Everything here is a pure ``str -> str`` function over whole file texts (base, ours, theirs);
 the merge driver (``commands/merge_driver.py``) does the file I/O. The only impure helper is
 :func:`git_text_merge`, which runs ``git merge-file`` on temp files for plain text; it is passed
-in by the driver, and every function defaults to the pure :func:`plain_text_merge`.
+in by the driver, and every function defaults to the pure :func:`plain_text_merge`. These merges
+trust both sides; the driver first asks :mod:`self_improve.merge_safety` whether a side looks like
+lost data (emptied, reset, garbled, gutted), and makes that a whole-file conflict instead.
 
 Learnings files (``.learnings/*.md``, ``archive/*.md``) -- :func:`merge_learnings`
 ===================================================================================
@@ -67,7 +69,9 @@ Managed blocks (``CLAUDE.md``, ``AGENTS.md``, ...) -- :func:`merge_managed`
   regenerated from its entry by the next ``review``, so a wording choice is not worth a
   conflict. A side that removed the whole block retired every rule it held, but does not vote
   on the block's other lines (heading, markers). No bullet left -> the block and the blank
-  line we added before it go, as ``remove_rule`` does.
+  line we added before it go, as ``remove_rule`` does. The merged block's begin marker gets the
+  hash of its merged bullets (``managed_block.rehash``), unless some side's block carried a stale
+  hash (an unreviewed hand edit), which then stays visible to ``lint``.
 * Outside the block: a line merge of the user's text (``git merge-file`` semantics; the block
   is replaced by a placeholder line so its position merges like any other line). A conflict
   there keeps both versions with markers; user text is never dropped. A merged block whose
@@ -99,7 +103,9 @@ from self_improve.review.managed_block import (
     RULES_NOTE,
     ManagedBlockError,
     list_rules,
+    rehash,
     remove_block,
+    scan_rules,
     upsert_block,
 )
 from self_improve.store import occurrences as occ
@@ -800,25 +806,51 @@ def merge_managed(base: str, ours: str, theirs: str, *, text_merge: TextMerge = 
     block_text = "".join(block)
     block_text = block_text[: len(block_text) - len(eol_of(block[-1]))]  # the placeholder line keeps its own ending
     if placeholder in text:
-        text = text.replace(placeholder, block_text)
+        text = _with_merged_hash(text.replace(placeholder, block_text), (base, ours, theirs))
     else:  # the line merge dropped the block's place; the rules still belong in the file
         body = "".join(_terminated(line, "\n") for line in block[1:-1])
         note = strip_eol(block[0]).strip()[len(_BEGIN_PREFIX) :].removesuffix("-->").strip()
-        text = upsert_block(text, body, marker_name=RULES_MARKER, note=note or RULES_NOTE)
+        text = upsert_block(text, body, marker_name=RULES_MARKER, note=note or RULES_NOTE)  # hashes the body
     return MergeResult(text, outside.conflicts)
 
 
+def _with_merged_hash(text: str, inputs: Iterable[str]) -> str:
+    """The merged block's begin marker with the hash of its merged bullets.
+
+    Only when every input's block was hashed over its own content (or had no hash): a block some
+    side edited by hand keeps the stale hash it came with, so ``lint`` still shows the hand edit
+    and the merge never passes it off as ours (the rule ``upsert_rule`` follows).
+    """
+    for source in inputs:
+        if any(block.stored_hash not in (None, block.actual_hash) for block in scan_rules(source).blocks):
+            return text
+    try:
+        return rehash(text, RULES_MARKER)
+    except ManagedBlockError:  # two copies of the block inside a whole-file conflict, say: left as merged
+        return text
+
+
 # ---- which merge a path needs ---------------------------------------------------------------------
+
+
+def merge_kind(path: str, base: str, ours: str, theirs: str) -> str:
+    """``learnings``, ``managed`` or ``text``: which merge a path needs (by path, then content)."""
+    parts = path.replace("\\", "/").split("/")
+    if ".learnings" in parts[:-1] and parts[-1].lower().endswith(".md"):
+        return "learnings"
+    if any(has_managed_block(text) for text in (base, ours, theirs)):
+        return "managed"
+    return "text"
 
 
 def merge_file(
     path: str, base: str, ours: str, theirs: str, *, keep: int = DEFAULT_KEEP, text_merge: TextMerge = plain_text_merge
 ) -> MergeResult:
     """Pick the merge by path and content: learnings, managed block, or plain text."""
-    parts = path.replace("\\", "/").split("/")
-    if ".learnings" in parts[:-1] and parts[-1].lower().endswith(".md"):
+    kind = merge_kind(path, base, ours, theirs)
+    if kind == "learnings":
         return merge_learnings(base, ours, theirs, keep=keep, text_merge=text_merge)
-    if any(has_managed_block(text) for text in (base, ours, theirs)):
+    if kind == "managed":
         return merge_managed(base, ours, theirs, text_merge=text_merge)
     return text_merge(base, ours, theirs)
 

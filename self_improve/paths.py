@@ -8,21 +8,29 @@ from pathlib import Path
 from self_improve.errors import SelfImproveError
 
 from self_improve.paths_fast import LEARNINGS_DIR
+from self_improve.store.trust import find_store_root
 
 PathArg = str | os.PathLike[str]
 
 
 def find_root(start: Path | str | None = None, explicit: Path | str | None = None) -> Path:
-    """``--root`` if given, else the nearest ancestor holding ``.learnings/`` or ``.git``."""
+    """``--root`` if given, else the nearest ancestor holding ``.learnings/`` (within the bounds of
+    ``store.trust.find_store_root``) or else ``.git``; else the working directory."""
     if explicit is not None:
         root = Path(explicit).expanduser()
         if not root.is_dir():
             raise SelfImproveError(f"--root {explicit}: not a directory")
         return root.absolute()
     here = Path(start if start is not None else os.getcwd()).absolute()
+    found = find_store_root(str(here))  # bounded by the repository root or $HOME (store/trust.py)
+    if found is not None:
+        return Path(found)
+    home = Path.home().absolute()
     for candidate in (here, *here.parents):
-        if (candidate / LEARNINGS_DIR).is_dir() or (candidate / ".git").exists():
+        if os.path.lexists(candidate / ".git"):
             return candidate
+        if candidate == home:
+            break
     return here
 
 
@@ -44,7 +52,5 @@ def check_inside_root(path: Path, root: Path) -> None:
 
 def find_learnings_root(start: PathArg) -> Path | None:
     """The nearest ancestor holding ``.learnings/``: the opt-in rule of the hooks and the watcher."""
-    from self_improve import paths_fast
-
-    found = paths_fast.find_learnings_root(os.fspath(start))
+    found = find_store_root(os.fspath(start))
     return Path(found) if found is not None else None

@@ -13,18 +13,6 @@ STATE_DIR = ".state"
 LAST_SESSION = "last-session"  # .learnings/.state/last-session: the latest session a hook saw
 
 
-def find_learnings_root(start: str) -> str | None:
-    """The nearest ancestor of ``start`` holding ``.learnings/``; None if there is none."""
-    here = os.path.abspath(start)
-    while True:
-        if os.path.isdir(os.path.join(here, LEARNINGS_DIR)):
-            return here
-        parent = os.path.dirname(here)
-        if parent == here:
-            return None
-        here = parent
-
-
 def xdg_dir(variable: str, fallback: str) -> str:
     value = os.environ.get(variable)
     return value if value and os.path.isabs(value) else os.path.join(os.path.expanduser("~"), fallback)

@@ -1,5 +1,6 @@
 """Suite-wide isolation: what the code keeps in the user's state dir (the registry of projects,
-the hooks' debug log) goes to a temporary folder, never to the developer's home."""
+the hooks' debug log) goes to a temporary folder, never to the developer's home; the user-level
+config is read from an empty temporary folder, never from the developer's own."""
 
 from __future__ import annotations
 
@@ -13,10 +14,13 @@ import pytest
 @pytest.fixture(autouse=True, scope="session")
 def isolated_user_state(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     state = tmp_path_factory.mktemp("xdg-state")
-    previous = os.environ.get("XDG_STATE_HOME")
+    config = tmp_path_factory.mktemp("xdg-config")
+    previous = {name: os.environ.get(name) for name in ("XDG_STATE_HOME", "XDG_CONFIG_HOME")}
     os.environ["XDG_STATE_HOME"] = str(state)
+    os.environ["XDG_CONFIG_HOME"] = str(config)
     yield state
-    if previous is None:
-        os.environ.pop("XDG_STATE_HOME", None)
-    else:
-        os.environ["XDG_STATE_HOME"] = previous
+    for name, value in previous.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value

@@ -8,9 +8,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+from self_improve.harnesses import agent_env
+
 REPO = Path(__file__).resolve().parent.parent
 FIXTURES = REPO / "tests" / "fixtures"
 CLI = [sys.executable, "-m", "self_improve"]
+AGENT_MARKERS = frozenset(agent_env.MARKERS)
 
 
 def tree_hash(root: Path) -> dict[str, str]:
@@ -24,7 +27,10 @@ def tree_hash(root: Path) -> dict[str, str]:
 
 def run_cli(*args: str, cwd: Path | None = None, input: str | None = None, env: dict[str, str] | None = None,
             user: int | None = None) -> subprocess.CompletedProcess[str]:
-    full_env = {**os.environ, "NO_COLOR": "1", "PYTHONPATH": str(REPO), **(env or {})}
+    # Without the agent-session markers of the environment the suite runs in (it may run inside
+    # an agent): a test that wants them passes them in ``env``.
+    inherited = {name: value for name, value in os.environ.items() if name not in AGENT_MARKERS}
+    full_env = {**inherited, "NO_COLOR": "1", "PYTHONPATH": str(REPO), **(env or {})}
     kwargs = {}
     if user is not None:
         kwargs["user"] = user

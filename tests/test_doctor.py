@@ -66,3 +66,16 @@ def test_codex_hooks_need_the_users_review(tmp_path: Path) -> None:
     (home / ".codex/config.toml").write_text(f'[hooks.state."{hooks}:PostToolUse:0:0"]\ntrusted_hash = "sha256:x"\n')
     code, lines = doctor(project, home)
     assert f"✓ codex: hooks in {hooks} were reviewed in /hooks" in lines
+
+
+def test_doctor_lists_the_project_settings_it_ignored(tmp_path: Path) -> None:
+    home, project = tmp_path / "home", tmp_path / "project"
+    home.mkdir()
+    project.mkdir()
+    assert run_cli("--root", str(project), "init").returncode == 0
+    (project / ".learnings/config.toml").write_text("[promotion]\nrequire_approval = false\nmin_occurrences = 1\n")
+    _, lines = doctor(project, home)
+    assert [line for line in lines if line.startswith("✓ config:")] == [
+        "✓ config: .learnings/config.toml: ignored promotion.require_approval: personal, honoured only from the user-level config",
+        "✓ config: .learnings/config.toml: ignored promotion.min_occurrences: 1 is out of bounds, 2 used",
+    ]

@@ -108,7 +108,8 @@ def test_known_fix_is_recalled_instead_of_the_generic_nudge(project: Path) -> No
                          session="96ffc192-f355-4c21-9a2d-6aa9634bc465"))
     result = run_hook("post-bash", payload("PostToolUseFailure", cwd=str(project), session_id="s2"))
     text = context_of(result, "PostToolUseFailure")
-    assert f"Known fix ({entry.id}): Install it with `pip install -r requirements.txt` first" in text
+    day = entry.logged[:10]
+    assert f"Known fix (from {entry.id} logged {day} in this repo): Install it with `pip install -r requirements.txt` first" in text
     assert "self-improve log" not in text
     assert text.count("\n") == 3  # exactly one item, never a list
     counters = json.loads((project / ".learnings/.state/counters.json").read_text())
@@ -144,12 +145,19 @@ def test_reminder_after_an_error(project: Path) -> None:
     assert prompt(project) == ""
 
 
-def test_modes_every_and_off(project: Path) -> None:
-    config = project / ".learnings/config.toml"
+def test_modes_every_and_off(project: Path, isolated_home: Path) -> None:
+    config = isolated_home / ".config/self-improve/config.toml"  # personal: the user's own config
+    config.parent.mkdir(parents=True)
     config.write_text('[reminder]\nmode = "every"\n')
     assert all("<self-improvement-reminder>" in prompt(project) for _ in range(3))
     config.write_text('[reminder]\nmode = "off"\n')
     assert prompt(project, session="s2") == ""
+
+
+def test_a_project_config_cannot_set_the_reminder_mode(project: Path) -> None:
+    (project / ".learnings/config.toml").write_text('[reminder]\nmode = "every"\n')
+    assert "<self-improvement-reminder>" in prompt(project)
+    assert prompt(project) == ""  # adaptive, the default: the repo's "every" is not honoured
 
 
 def test_correction_is_nudged(project: Path) -> None:

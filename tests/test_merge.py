@@ -21,7 +21,7 @@ from self_improve.merge import (
     merge_occurrence_lists,
     plain_text_merge,
 )
-from self_improve.review.managed_block import list_rules, remove_rule, upsert_rule
+from self_improve.review.managed_block import list_rules, remove_rule, scan_rules, upsert_rule
 from self_improve.store import occurrences as occ
 from self_improve.store.entry import Entry, NewEntry, Occurrence, parse_text, render_new
 from self_improve.store.store import HEADERS, LogRequest, merge_occurrence
@@ -383,6 +383,27 @@ def test_conflicting_user_text_keeps_both_versions() -> None:
     whole = merge_managed(base, ours, theirs, text_merge=plain_text_merge)
     assert not whole.clean and "Ours." in whole.text and "Theirs." in whole.text
     assert whole.text.count(f"<!-- {B} -->") == 2
+
+
+def test_the_merged_block_carries_the_hash_of_its_merged_bullets() -> None:
+    base = upsert_rule(USER_TEXT, A, "Rule A")
+    ours, theirs = upsert_rule(base, B, "Rule B"), upsert_rule(base, C, "Rule C")
+    result = merge_managed(base, ours, theirs, text_merge=git_text_merge)
+    [block] = scan_rules(result.text).blocks
+    assert [r.entry_id for r in block.rules] == [A, B, C]
+    assert block.stored_hash == block.actual_hash
+    assert block.stored_hash not in {scan_rules(side).blocks[0].stored_hash for side in (ours, theirs)}
+
+
+def test_a_hand_edited_block_keeps_its_stale_hash_through_a_merge() -> None:
+    base = upsert_rule(USER_TEXT, A, "Rule A")
+    by_hand = base.replace("- Rule A", "- Rule A, edited by hand")
+    theirs = upsert_rule(base, C, "Rule C")
+    result = merge_managed(base, by_hand, theirs, text_merge=git_text_merge)
+    [block] = scan_rules(result.text).blocks
+    assert [r.text for r in block.rules] == ["Rule A, edited by hand", "Rule C"]
+    # The begin line merged as any line (only theirs changed it), and is not re-hashed: stale.
+    assert block.stored_hash == scan_rules(theirs).blocks[0].stored_hash != block.actual_hash
 
 
 def test_damaged_markers_fall_back_to_the_line_merge() -> None:

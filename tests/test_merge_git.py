@@ -248,7 +248,7 @@ def test_driver_never_crashes_git(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     def broken(*_args: object, **_kwargs: object) -> None:
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(merge_driver, "merge_file", broken)
+    monkeypatch.setattr(merge_driver, "guarded_merge", broken)
     args = argparse.Namespace(base=str(base), ours=str(ours), theirs=str(theirs), path=".learnings/LEARNINGS.md")
     assert merge_driver.run(args) == 1
     assert ours.read_text() == "A\nb\nC\n"  # git's own line merge of the three files
@@ -358,24 +358,24 @@ def test_control_without_the_driver_the_same_histories_conflict(project: tuple[P
 
 
 def test_driver_bounds_occurrences_with_the_projects_setting(project: tuple[Path, Store]) -> None:
+    # 5: the lowest bound a project's config may set (config_trust clamps it); the default is 20.
     repo, store = project
-    assert run_cli("config", "set", "log.max_occurrences", "3", cwd=repo).returncode == 0
+    assert run_cli("config", "set", "log.max_occurrences", "5", cwd=repo).returncode == 0
     store = Store(repo)  # re-read the config
     register_driver_by_hand(repo)
     commit_all(repo, "base")
     git(repo, "checkout", "-q", "-b", "a")
-    branch_work(store, "a", A_DAY, {0: 2})
+    branch_work(store, "a", A_DAY, {0: 4})
     commit_all(repo, "a")
     git(repo, "checkout", "-q", "main")
-    branch_work(store, "b", B_DAY, {0: 2})
+    branch_work(store, "b", B_DAY, {0: 4})
     commit_all(repo, "b")
     assert git(repo, "merge", "--no-edit", "a", check=False).returncode == 0
     entry = entries_by_key(store)["shared.0"]
-    assert entry.recurrence_count == 5
-    assert len(entry.occurrences) == 3
-    # 5 occurrences sorted by date, 5 distinct tasks: the store's rule drops the two oldest.
+    assert entry.recurrence_count == 9
+    assert len(entry.occurrences) == 5
+    # 9 occurrences sorted by date, 9 distinct tasks: the store's rule drops the four oldest.
     assert list(entry.occurrences) == [
-        Occurrence("2026-03-02", task_hash("a-bump-0-1")),
-        Occurrence("2026-03-03", task_hash("b-bump-0-0")),
-        Occurrence("2026-03-03", task_hash("b-bump-0-1")),
+        Occurrence("2026-03-02", task_hash("a-bump-0-3")),
+        *(Occurrence("2026-03-03", task_hash(f"b-bump-0-{j}")) for j in range(4)),
     ]

@@ -17,7 +17,10 @@ def store_from(args: argparse.Namespace) -> Store:
         if not store.exists():
             store.init()  # the user store needs no `init` ritual: it is created on first use
         return store
-    return Store(find_root(explicit=getattr(args, "root", None)))
+    store = Store(find_root(explicit=getattr(args, "root", None)))
+    if store.dir.is_dir() or store.dir.is_symlink():
+        store.check_trusted()  # the trust model holds for reading too: nothing of a link is read
+    return store
 
 
 def add_scope_flag(parser: argparse.ArgumentParser) -> None:

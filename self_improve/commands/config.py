@@ -5,7 +5,12 @@ from __future__ import annotations
 import argparse
 import json
 
+from pathlib import Path
+
 from self_improve import config as config_mod
+from self_improve import config_trust
+from self_improve.errors import UsageError
+from self_improve.paths_fast import user_config_path
 from self_improve.atomic import atomic_write
 from self_improve.commands._common import add_json_flag, store_from
 from self_improve.output import print_json
@@ -23,6 +28,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     set_ = actions.add_parser("set", help="change one setting (edits one line; comments stay)")
     set_.add_argument("key")
     set_.add_argument("value")
+    set_.add_argument("--user", action="store_true", help="write the user-level config (the only place personal settings are honoured)")
     parser.set_defaults(func=run)
 
 
@@ -48,9 +54,19 @@ def run(args: argparse.Namespace) -> int:
         else:
             print(value if isinstance(value, str) else json.dumps(value))
         return 0
-    store._require()
     value = config_mod.parse_value(args.key, args.value)
-    path = config_mod.config_path(store.dir)
+    section, _, name = args.key.partition(".")
+    if args.user:
+        path = Path(user_config_path())
+        path.parent.mkdir(parents=True, exist_ok=True)
+    else:
+        store._require()
+        if store.scope == "project" and config_trust.is_personal(section, name):
+            raise UsageError(
+                f"{args.key} is personal: a project's config cannot set it (it arrives with the repository); "
+                f"use `self-improve config set --user {args.key} {args.value}`"
+            )
+        path = config_mod.config_path(store.dir)
     config_mod.read_user_config(path)  # refuse to edit a corrupt file
     original = path.read_bytes().decode("utf-8") if path.exists() else ""
     updated = config_mod.set_value_text(original, args.key, value)

@@ -273,17 +273,29 @@ def openclaw_checks() -> list[Check]:
 
 
 def learnings_checks(project: Path) -> list[Check]:
-    from self_improve.commands.lint import collect
+    from self_improve.commands.lint import collect_drift, collect_store
     from self_improve.errors import SelfImproveError
     from self_improve.store.store import Store
+
+    from self_improve import config as config_mod
 
     store = Store(project)
     if not store.exists():
         return [Check("learnings", True, f"no .learnings/ in {project}: the hooks stay out of this project (`self-improve init` to take part)")]
     try:
-        problems = collect(store)
+        store.check_trusted()
+        problems = collect_store(store)
+        drift = collect_drift(store)
+        _, ignored = config_mod.load_with_report(store.dir)
     except SelfImproveError as exc:
-        return [Check("learnings", False, str(exc), "see `self-improve lint`")]
-    if not problems:
-        return [Check("learnings", True, f"lint: no problems in {store.relative(store.dir)}/")]
-    return [Check("learnings", False, f"lint: {p.render()}", "fix the entry by hand, then `self-improve lint`") for p in problems]
+        return [Check("learnings", False, str(exc), "see the README's Trust section, then `self-improve lint`")]
+    checks = [
+        Check("config", True, f"{store.relative(store.dir)}/config.toml: ignored {line}")
+        for line in ignored
+    ]
+    if not problems and not drift:
+        return [*checks, Check("learnings", True, f"lint: no problems in {store.relative(store.dir)}/")]
+    checks += [Check("learnings", False, f"lint: {p.render()}", "fix the entry by hand, then `self-improve lint`") for p in problems]
+    # Rule drift: review reconciles it (damaged markers excepted, which are for a person).
+    fix = "`self-improve review` offers to reconcile it (damaged markers: fix them by hand)"
+    return [*checks, *(Check("rules", False, f"lint: {p.render()}", fix) for p in drift)]

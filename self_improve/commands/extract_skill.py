@@ -6,6 +6,9 @@ Claude Code) with ``name`` and ``description`` frontmatter, a short "When to use
 (the entry's suggested action), its details, and the source entry's ID. The entry gets
 ``Status: promoted_to_skill`` and ``**Skill-Path**: DIR/NAME``. An existing skill is never
 overwritten.
+
+Run from inside an agent session it only proposes (``review/approval.py``): a skill is an
+instruction file the agent will load, so a person runs the printed command.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ import sys
 from pathlib import PurePosixPath
 
 from self_improve.commands._common import store_from
+from self_improve.review import approval
 from self_improve.errors import SelfImproveError, UsageError
 from self_improve.review.plan import EntryEdit, NewFile, Step, apply, confined, simulate
 from self_improve.review.policy import ACTION_TITLES, PROMOTABLE_STATUSES
@@ -126,6 +130,13 @@ def run(args: argparse.Namespace) -> int:
     simulation = simulate(store, steps)
     if args.dry_run:
         sys.stdout.write(simulation.diff())
+        return 0
+    harness = approval.agent_gate()
+    if harness:
+        verb = ["extract-skill", name, "--from", entry.id]
+        if output_dir != DEFAULT_OUTPUT_DIR:
+            verb += ["--output-dir", output_dir]
+        approval.print_proposal(harness, [f"proposed: extract {entry.id} into {skill_path}/SKILL.md"], approval.user_command(args, store, *verb))
         return 0
     apply(store, steps)
     print(f"extracted {entry.id} into {skill_path}/SKILL.md")

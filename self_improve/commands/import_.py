@@ -59,6 +59,12 @@ def run(args: argparse.Namespace) -> int:
     store = store_from(args)
     entries = read_export(_read_source(args.file), "stdin" if args.file == "-" else args.file)
     outcomes = import_entries(store, entries, dry_run=args.dry_run)
+    if not args.dry_run:  # who brought them in, for `review`'s provenance (no local evidence)
+        from self_improve.store import provenance
+        from self_improve.store.store import utcnow
+
+        landed = [(o.entry_id, o.action == "appended") for o in outcomes if o.action in ("appended", "merged")]
+        provenance.record_import(str(store.root), landed, utcnow().strftime("%Y-%m-%d"))
     totals = Counter(outcome.action for outcome in outcomes)
     if args.json:
         print_json(

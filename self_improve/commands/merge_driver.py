@@ -6,6 +6,13 @@ git calls it with the base (``%O``), ours (``%A``: the result must be written he
 files get the entry merge, files with a ``self-improve`` rules block the block merge, anything
 else git's own line merge (``git merge-file``).
 
+Before merging, :mod:`self_improve.merge_safety` checks that neither side looks like lost data (a
+side emptied, reset, truncated or garbled, one that removed entries the other side changed, or
+more than a small share of them without moving them to its archive; a rules block removed or
+damaged while the other side changed it). If one does, ``%A`` gets both versions in full between
+conflict markers and the driver exits 1. To tell an archive move from a dropped entry it reads
+each side's other store files from git's objects (:mod:`self_improve.merge_witness`).
+
 Exit status, as git expects: 0 when the merge is clean, 1 when ``%A`` holds conflict markers.
 The driver never crashes git: on an internal error it writes git's plain line merge of the three
 files to ``%A`` (or leaves ``%A`` untouched when even that fails), prints one line to stderr and
@@ -19,7 +26,9 @@ import sys
 from pathlib import Path
 
 from self_improve import config as config_mod
-from self_improve.merge import DEFAULT_KEEP, MergeResult, git_text_merge, merge_file
+from self_improve.merge import DEFAULT_KEEP, MergeResult, git_text_merge
+from self_improve.merge_safety import guarded_merge
+from self_improve.merge_witness import GitStoreWitness
 from self_improve.output import error_line
 from self_improve.paths import LEARNINGS_DIR
 
@@ -65,8 +74,11 @@ def _keep(path: str) -> int:
 
 def merge_paths(base: Path, ours: Path, theirs: Path, path: str) -> MergeResult:
     """Merge the three files and write the result to ``ours``."""
-    texts = (_read(base), _read(ours), _read(theirs))
-    result = merge_file(path or str(ours), *texts, keep=_keep(path), text_merge=git_text_merge)
+    raw = (base.read_bytes(), ours.read_bytes(), theirs.read_bytes())
+    # surrogateescape: bytes that are not UTF-8 come back out unchanged.
+    texts = tuple(data.decode("utf-8", "surrogateescape") for data in raw)
+    witness = GitStoreWitness(path, raw[1], raw[2])  # asked only when a side removed many entries
+    result = guarded_merge(path or str(ours), *texts, keep=_keep(path), text_merge=git_text_merge, kept_elsewhere=witness)
     if result.text != texts[1]:
         _write(ours, result.text)
     return result

@@ -8,9 +8,16 @@ edits between our markers), and the entry gets ``Status: promoted`` and ``**Prom
 The change is planned as steps (``review/plan.py``): simulated first, so every refusal happens
 before anything is written and ``--dry-run`` prints the exact diff, then applied.
 
-Approval: with ``promotion.require_approval`` (the default) promote and retire refuse unless
-``--yes`` is given or they run on a terminal, where they ask. Agents run commands without a
-terminal, so an agent must ask its user and then pass ``--yes``.
+Approval (``review/approval.py``): run from inside an agent session, promote (and retire) only
+propose: they print the rule, the target and the command the user runs in their own terminal,
+change nothing and exit 0; ``--yes`` does not bypass that, ``promotion.agent_may_promote = true``
+in the user-level config does. Elsewhere, with ``promotion.require_approval`` (the default, and
+honoured only from the user-level config) they refuse unless ``--yes`` is given or they run on a
+terminal, where they ask.
+
+Targets: a Markdown file inside the project, not in ``.learnings/`` or any ``.git/``, and
+neither it nor a directory on the way to it a symlink (a repo's ``targets.*`` setting must not
+aim a rule at a git hook, or through a link at a file outside).
 """
 
 from __future__ import annotations
@@ -18,6 +25,7 @@ from __future__ import annotations
 import argparse
 import os
 import posixpath
+import stat
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -26,7 +34,7 @@ from pathlib import Path
 
 from self_improve.commands._common import add_scope_flag, store_from
 from self_improve.errors import SelfImproveError, UsageError
-from self_improve.review import managed_block
+from self_improve.review import approval, managed_block
 from self_improve.review.plan import (
     EntryEdit,
     Step,
@@ -146,11 +154,41 @@ def normalise_target(store: Store, raw: str, openclaw: bool | None = None) -> st
         raise UsageError(f"target {text} is not a Markdown file: choose e.g. CLAUDE.md, AGENTS.md or .github/copilot-instructions.md")
     if normal.split("/", 1)[0] == ".learnings":
         raise UsageError(f"target {text} is inside .learnings/: choose an instruction file such as CLAUDE.md or AGENTS.md")
+    if ".git" in (part.casefold() for part in normal.split("/")):
+        raise SelfImproveError(f"refusing to edit {store.root / normal}: it is inside .git/")
+    check_no_symlink(store, normal)
     if openclaw is None:
         openclaw = in_openclaw_workspace(store)
     if openclaw and posixpath.basename(normal).casefold() == "tools.md":
         raise UsageError("OpenClaw does not read TOOLS.md: promote tool gotchas into AGENTS.md (its ## Tools section)")
     return normal
+
+
+def check_no_symlink(store: Store, normal: str) -> None:
+    """Refuse a target that is a symlink, or lies below one, or is not a regular file.
+
+    lstat, component by component from the project root: a link inside the project that points
+    back inside it is refused too (``CLAUDE.md -> .git/config``), as is anything not a file.
+    """
+    path = store.root
+    shown = store.root / normal
+    parts = normal.split("/")
+    for index, part in enumerate(parts):
+        path = path / part
+        try:
+            info = os.lstat(path)
+        except FileNotFoundError:
+            return  # the rest does not exist yet: it is created as plain directories and a file
+        except OSError as exc:
+            raise SelfImproveError(f"refusing to edit {shown}: cannot check {store.relative(path)}: {exc.strerror}") from None
+        if stat.S_ISLNK(info.st_mode):
+            what = "it" if index == len(parts) - 1 else store.relative(path)
+            raise SelfImproveError(f"refusing to edit {shown}: {what} is a symlink")
+        last = index == len(parts) - 1
+        if last and not stat.S_ISREG(info.st_mode):
+            raise SelfImproveError(f"refusing to edit {shown}: it is not a regular file")
+        if not last and not stat.S_ISDIR(info.st_mode):
+            raise SelfImproveError(f"refusing to edit {shown}: {store.relative(path)} is not a directory")
 
 
 # ---- promote ---------------------------------------------------------------------------------------
@@ -243,6 +281,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(func=run)
 
 
+def promote_verb(args: argparse.Namespace, entry_id: str) -> list[str]:
+    """``promote ID`` with the agent's own --rule / --target, so the user gets what was shown."""
+    verb = ["promote", entry_id]
+    if args.rule is not None:
+        verb += ["--rule", args.rule]
+    if args.target is not None:
+        verb += ["--target", args.target]
+    return verb
+
+
 def run(args: argparse.Namespace) -> int:
     store = store_from(args)
     promotion = plan_promotion(store, args.id, args.rule, args.target)
@@ -254,6 +302,16 @@ def run(args: argparse.Namespace) -> int:
         print(f"{promotion.entry_id} is already promoted to {promotion.target}: nothing changed")
         return 0
     preview = [f"rule:   {promotion.rule}", f"target: {promotion.target}"]
+    harness = approval.agent_gate()
+    if harness:
+        approval.print_proposal(
+            harness,
+            [f"proposed: promote {promotion.entry_id} to {promotion.target}", *preview],
+            approval.user_command(args, store, *promote_verb(args, promotion.entry_id)),
+        )
+        return 0
+    entry = store.get(promotion.entry_id)
+    preview.append(approval.Assessor(store, today_from(args), Policy.from_settings(store.setting)).line(entry))
     require_approval(store, args, preview, f"Promote {promotion.entry_id}?", f"self-improve promote {promotion.entry_id}")
     apply(store, promotion.steps)
     bump_actions(store, rules_promoted=1)

@@ -4,6 +4,10 @@ Removes exactly that entry's bullet from the managed block of the file its ``**P
 names (when it was the last bullet, the whole block goes, with the blank line we added before it,
 so the file is byte for byte what it was before the first promotion) and sets ``Status: retired``.
 The entry stays, with its history; ``review`` archives it later.
+
+Run from inside an agent session it only proposes, as ``promote`` does (``review/approval.py``):
+removing a rule the user approved changes what the agent does as much as adding one. An agent
+that finds a rule wrong says so with ``mark ID --harmful``; ``review`` then proposes retiring it.
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ from self_improve.commands.promote import (
     require_approval,
 )
 from self_improve.errors import SelfImproveError
-from self_improve.review import managed_block
+from self_improve.review import approval, managed_block
 from self_improve.review.plan import EntryEdit, Step, TargetEdit, apply, simulate
 from self_improve.store.store import Store
 
@@ -93,6 +97,14 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write(simulation.diff())
         return 0
     where = " and ".join(retirement.targets) or "no instruction file"
+    harness = approval.agent_gate()
+    if harness:
+        approval.print_proposal(
+            harness,
+            [f"proposed: retire {retirement.entry_id}", f"rule in: {where}"],
+            approval.user_command(args, store, "retire", retirement.entry_id),
+        )
+        return 0
     require_approval(store, args, [f"rule in: {where}"], f"Retire {retirement.entry_id}?", f"self-improve retire {retirement.entry_id}")
     removed = [label for label in (simulation.label(path) for path, _, _ in simulation.changes()) if label in retirement.targets]
     apply(store, retirement.steps)

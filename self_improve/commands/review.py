@@ -22,12 +22,11 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
-from self_improve.atomic import atomic_write
 from self_improve.commands import lint as lint_command
 from self_improve.commands._common import add_json_flag, add_scope_flag, store_from
 from self_improve.commands.promote import (
@@ -41,9 +40,11 @@ from self_improve.commands.promote import (
     today_from,
 )
 from self_improve.commands.retire import plan_retirement
+from self_improve.review import approval
 from self_improve.errors import SelfImproveError, UsageError
 from self_improve.output import colour, error_line, print_json
-from self_improve.paths import check_inside_root
+from self_improve.paths_fast import STATE_DIR
+from self_improve.review import drift as drift_mod
 from self_improve.review.plan import ArchiveStep, Step, apply, simulate
 from self_improve.review.policy import (
     ArchiveCandidate,
@@ -72,10 +73,11 @@ def read_last_review(store: Store) -> dict[str, int] | None:
     """Each error's Recurrence-Count at the last review, or None if there was none (or it is
     unreadable: then every pending error counts, which errs on the side of a nudge)."""
     try:
-        data = json.loads((store.state_dir / LAST_REVIEW_FILE).read_text(encoding="utf-8"))
+        raw = store.fs.read(f"{STATE_DIR}/{LAST_REVIEW_FILE}", limit=16 << 20)
+        data = json.loads(raw.decode("utf-8")) if raw else None
         counts = data["counts"]
         return {str(key).upper(): int(value) for key, value in counts.items()}
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+    except (OSError, ValueError, KeyError, TypeError, AttributeError, SelfImproveError):
         return None
 
 
@@ -84,10 +86,7 @@ def record_review(store: Store) -> None:
     counts = {entry.id.upper(): entry.recurrence_count for entry in store.entries("error") if entry.id}
     data = {"reviewed_at": iso(utcnow()), "counts": counts}
     try:
-        if store.state_dir.is_symlink():
-            check_inside_root(store.state_dir, store.root)
-        store.state_dir.mkdir(exist_ok=True)
-        atomic_write(store.state_dir / LAST_REVIEW_FILE, json.dumps(data, sort_keys=True).encode("utf-8"))
+        store.fs.replace(f"{STATE_DIR}/{LAST_REVIEW_FILE}", json.dumps(data, sort_keys=True).encode("utf-8"))
     except (OSError, SelfImproveError) as exc:
         error_line(f"could not record the review time: {exc}")
 
@@ -236,7 +235,9 @@ def evidence_line(candidate: PromoteCandidate, policy: Policy) -> str:
     return f"critical; {seen}" if candidate.critical else seen
 
 
-def promote_lines(candidate: PromoteCandidate, policy: Policy, rule: str | None = None, target: str | None = None) -> list[str]:
+def promote_lines(
+    candidate: PromoteCandidate, policy: Policy, rule: str | None = None, target: str | None = None, provenance: str = ""
+) -> list[str]:
     flag = colour("[critical] ", "red") if candidate.critical else ""
     shown_rule = rule if rule is not None else candidate.rule.text
     lines = [
@@ -248,6 +249,8 @@ def promote_lines(candidate: PromoteCandidate, policy: Policy, rule: str | None 
     else:
         lines.append(f"      rule:   (none) {candidate.rule.problem}")
     lines.append(f"      target: {target or candidate.target}")
+    if provenance:
+        lines.append(f"      {provenance}")
     return lines
 
 
@@ -277,14 +280,17 @@ def heading(title: str, count: int) -> str:
     return colour(f"{title} ({count})", "bold")
 
 
-def render_listing(plan: ReviewPlan, problems: list[Problem], policy: Policy, triage: int) -> str:
+def render_listing(
+    plan: ReviewPlan, problems: list[Problem], policy: Policy, triage: int, assessor: approval.Assessor | None = None,
+    reconciles: Sequence[drift_mod.Reconcile] = (),
+) -> str:
     out: list[str] = []
     if triage:
         out += [pending_triage_line(triage), ""]
     if plan.promote:
         out.append(heading("Promote", len(plan.promote)))
         for promote in plan.promote:
-            out += promote_lines(promote, policy)
+            out += promote_lines(promote, policy, provenance=assessor.line(promote.entry) if assessor else "")
         out.append("")
     if plan.archive or plan.over_cap:
         out.append(heading("Archive", len(plan.archive)))
@@ -298,14 +304,22 @@ def render_listing(plan: ReviewPlan, problems: list[Problem], policy: Policy, tr
         for retired in plan.retire:
             out += retire_lines(retired)
         out.append("")
+    if reconciles:
+        out.append(heading("Reconcile", len(reconciles)))
+        for reconcile in reconciles:
+            out += drift_mod.reconcile_lines(reconcile)
+        out.append("")
     if problems:
         out.append(heading("Lint", len(problems)))
         out += [f"  {problem.render()}" for problem in problems]
         out.append("")
-    if plan.empty and not problems:
+    if plan.empty and not problems and not reconciles:
         out.append("Nothing to review: no entry to promote, archive or retire, and no lint problem.")
-    elif not plan.empty:
-        out.append("Run `self-improve review --yes` to apply every proposal, or run it in a terminal to choose one by one.")
+    elif not plan.empty or any(reconcile.action for reconcile in reconciles):
+        out.append(
+            "Run `self-improve review --yes` to apply them (it promotes only what was recorded on this machine), "
+            "or run it in a terminal to choose one by one."
+        )
     return "\n".join(out) + "\n"
 
 
@@ -320,6 +334,7 @@ class Outcome:
     retired: int = 0
     skipped: int = 0
     failed: int = 0
+    reconciled: int = 0
 
 
 def all_steps(store: Store, plan: ReviewPlan, today: date, outcome: Outcome) -> list[Step]:
@@ -389,12 +404,14 @@ def _attempt(outcome: Outcome, action: Callable[[], None]) -> bool:
         return False
 
 
-def review_promote(store: Store, candidate: PromoteCandidate, policy: Policy, today: date, outcome: Outcome, position: str) -> None:
+def review_promote(
+    store: Store, candidate: PromoteCandidate, policy: Policy, today: date, outcome: Outcome, position: str, provenance: str = ""
+) -> None:
     rule = candidate.rule.text if candidate.rule.ok else ""
     target = candidate.target
     while True:
         print(colour(f"Promote {position}", "blue"))
-        for line in promote_lines(candidate, policy, rule or None, target):
+        for line in promote_lines(candidate, policy, rule or None, target, provenance):
             print(line)
         answer = _choose("  [p]romote, [e]dit rule, change [t]arget, [a]rchive, [s]kip, [q]uit? ", "petasq")
         if answer == "p":
@@ -466,31 +483,67 @@ def review_retire(store: Store, candidate: RetireCandidate, outcome: Outcome, po
         outcome.skipped += 1
 
 
-def interactive(store: Store, plan: ReviewPlan, problems: list[Problem], policy: Policy, today: date, triage: int) -> Outcome:
+def review_reconcile(store: Store, reconcile: drift_mod.Reconcile, outcome: Outcome, position: str) -> None:
+    """One drift proposal: the finding, the exact diff, then apply / skip / quit."""
+    current = drift_mod.refreshed(store, reconcile)
+    if current is None:  # an earlier answer already made the block match its hash again
+        return
+    reconcile = current
+    print(colour(f"Reconcile {position}", "blue"))
+    for line in drift_mod.reconcile_lines(reconcile):
+        print(line)
+    try:
+        sys.stdout.write(simulate(store, list(reconcile.steps)).diff())
+    except SelfImproveError as exc:  # the file changed since the proposal was made
+        error_line(str(exc))
+        outcome.failed += 1
+        return
+    if _choose("  [a]pply, [s]kip, [q]uit? ", "asq") == "a":
+        if _attempt(outcome, lambda: _apply_one(store, list(reconcile.steps))):
+            outcome.reconciled += 1
+            print(f"  {drift_mod.done_line(reconcile)}")
+    else:
+        outcome.skipped += 1
+
+
+def interactive(
+    store: Store, plan: ReviewPlan, problems: list[Problem], policy: Policy, today: date, triage: int,
+    assessor: approval.Assessor | None = None, reconciles: Sequence[drift_mod.Reconcile] = (),
+) -> Outcome:
     outcome = Outcome()
     if triage:
         print(pending_triage_line(triage))
     if plan.over_cap:
         print(size_cap_line(plan).strip())
+    actionable = [reconcile for reconcile in reconciles if reconcile.action]
     try:
+        for n, reconcile in enumerate(actionable, 1):
+            review_reconcile(store, reconcile, outcome, f"{n}/{len(actionable)}")
         for n, promote in enumerate(plan.promote, 1):
-            review_promote(store, promote, policy, today, outcome, f"{n}/{len(plan.promote)}")
+            provenance = assessor.line(promote.entry) if assessor else ""
+            review_promote(store, promote, policy, today, outcome, f"{n}/{len(plan.promote)}", provenance)
         for n, archived in enumerate(plan.archive, 1):
             review_archive(store, archived, today, outcome, f"{n}/{len(plan.archive)}")
         for n, retired in enumerate(plan.retire, 1):
             review_retire(store, retired, outcome, f"{n}/{len(plan.retire)}")
     except Quit:
         print("quit")
+    reports = [reconcile for reconcile in reconciles if not reconcile.action]
+    if reports:  # damaged markers and refused fixes: for a person to fix
+        print(heading("Drift", len(reports)))
+        for reconcile in reports:
+            print(f"  {reconcile.drift.render()} ({reconcile.note})")
     if problems:
         print(heading("Lint", len(problems)))
         for problem in problems:
             print(f"  {problem.render()}")
-    if plan.empty:
+    if plan.empty and not actionable:
         print("Nothing to promote, archive or retire.")
     else:
         print(
             f"Reviewed: {outcome.promoted} promoted, {outcome.archived} archived, {outcome.retired} retired, "
-            f"{outcome.skipped} skipped" + (f", {outcome.failed} failed" if outcome.failed else "")
+            f"{outcome.skipped} skipped" + (f", {outcome.reconciled} reconciled" if outcome.reconciled else "")
+            + (f", {outcome.failed} failed" if outcome.failed else "")
         )
     return outcome
 
@@ -506,7 +559,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "choose one by one; --yes applies them all; --dry-run prints the diff; --json prints them.",
     )
     add_json_flag(parser)
-    parser.add_argument("--yes", action="store_true", help="apply every proposal without asking")
+    parser.add_argument(
+        "--yes", action="store_true",
+        help="apply the proposals without asking; promotes only what was recorded on this machine, and nothing inside an agent session",
+    )
     parser.add_argument("--dry-run", action="store_true", help="print the unified diff of every file the proposals would change; change nothing")
     add_hidden_test_flags(parser)
     add_scope_flag(parser)
@@ -520,34 +576,59 @@ def run(args: argparse.Namespace) -> int:
     today = today_from(args)
     plan = build_plan(store, today)
     policy = Policy.from_settings(store.setting)
-    problems = lint_command.collect(store)
+    problems = lint_command.collect_store(store)  # rule drift has its own group
+    reconciles = drift_mod.plan_reconcile(store)
+    assessor = approval.Assessor(store, today, policy)  # provenance, from this machine's ledger
     if args.json:
-        print_json(review_json(plan, problems, policy, store))
+        data = review_json(plan, problems, policy, store)
+        for item, candidate in zip(data["promote"], plan.promote):
+            item["provenance"] = assessor.as_json(candidate.entry)
+        if reconciles:  # like user_scope: only when there is some
+            data["drift"] = [drift_mod.reconcile_json(r) for r in reconciles]
+        print_json(data)
         return 0
     if args.dry_run:
         outcome = Outcome()
-        steps = all_steps(store, plan, today, outcome)
+        steps = drift_mod.reconcile_steps(reconciles) + all_steps(store, plan, today, outcome)
         for line in outcome.lines:
             if line.startswith("skipped "):
                 sys.stderr.write(line + "\n")
+        for reconcile in reconciles:
+            if not reconcile.action:
+                sys.stderr.write(f"drift: {reconcile.drift.render()} ({reconcile.note})\n")
         sys.stdout.write(simulate(store, steps).diff())
         return 0
     triage = pending_triage_count(store)
+    gate = approval.agent_gate()  # inside an agent session: promotions and retirements are only proposed
     if args.yes:
+        # Drift fixes write instruction files too (accepting a hand edit most of all): inside an
+        # agent session they are only proposed, like promotions.
+        actionable = [reconcile for reconcile in reconciles if reconcile.action]
+        reconciled = [] if gate else drift_mod.apply_reconciles(store, actionable)
+        plan, held = assessor.split_for_yes(plan, gate, lambda *verb: approval.user_command(args, store, *verb))
+        held = [drift_mod.held_line(reconcile) for reconcile in actionable if gate] + held
         outcome = apply_all(store, plan, today)
         record_review(store)
-        for line in outcome.lines:
+        for line in reconciled + outcome.lines + held:
             print(line)
-        if not outcome.lines:
+        if gate and held:
+            print(approval.held_back_line(gate))
+            print(approval.ask_user_line(approval.user_command(args, store, "review")))
+        if not outcome.lines and not held and not reconciled:
             print("Nothing to promote, archive or retire.")
         for problem in problems:
             print(f"lint: {problem.render()}")
+        for reconcile in reconciles:
+            if not reconcile.action:
+                print(f"drift: {reconcile.drift.render()} ({reconcile.note})")
         return 0
-    if is_interactive(args):
-        outcome = interactive(store, plan, problems, policy, today, triage)
+    if is_interactive(args) and not gate:  # an agent can pipe answers: it gets the listing
+        outcome = interactive(store, plan, problems, policy, today, triage, assessor, reconciles)
         record_review(store)
         return 1 if outcome.failed else 0
-    sys.stdout.write(render_listing(plan, problems, policy, triage))
+    sys.stdout.write(render_listing(plan, problems, policy, triage, assessor, reconciles))
+    if gate and (plan.promote or plan.retire):
+        print(approval.ask_user_line(approval.user_command(args, store, "review")) + f" (inside {gate}, review only proposes)")
     for move in user_scope_candidates(store):
         print(
             f"user scope: {move['id']} [{move['pattern_key']}] recurs in {move['projects']} projects; "

@@ -17,13 +17,11 @@ import sys
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from self_improve.atomic import atomic_write
 from self_improve.commands._common import add_json_flag, store_from
 from self_improve.errors import SelfImproveError
-from self_improve.filelock import locked
 from self_improve.hook_state import COUNTER_NAMES, read_counters
 from self_improve.output import colour, print_json
-from self_improve.paths import check_inside_root
+from self_improve.paths_fast import STATE_DIR
 from self_improve.store import archive as archive_mod
 from self_improve.store.entry import KINDS, STATUSES, Entry
 from self_improve.store.store import Store
@@ -44,44 +42,38 @@ def bump_action_counters(store: Store, counts: Mapping[str, int]) -> None:
     wanted = {name: by for name, by in counts.items() if by}
     if not wanted:
         return
-    state = store.state_dir
     try:
-        if state.is_symlink():
-            check_inside_root(state, store.root)
-        state.mkdir(exist_ok=True)
-        with locked(state / ".lock", timeout=2.0):  # the lock the hooks take for the same file
-            path = state / COUNTERS_FILE
-            try:
-                data = json.loads(path.read_text(encoding="utf-8"))
-            except (OSError, ValueError):
-                data = {}
-            if not isinstance(data, dict):
-                data = {}
+        with store.fs.lock(f"{STATE_DIR}/.lock", timeout=2.0):  # the lock the hooks take for the same file
+            data = _counters(store) or {}
             for name, by in wanted.items():
                 data[name] = _int(data.get(name)) + by
-            atomic_write(path, json.dumps(data, sort_keys=True).encode("utf-8"))
+            store.fs.replace(f"{STATE_DIR}/{COUNTERS_FILE}", json.dumps(data, sort_keys=True).encode("utf-8"))
     except (OSError, SelfImproveError):
         return
 
 
+def _counters(store: Store) -> dict[str, Any] | None:
+    """The counters file (the hooks' and ours), read without following links; None if unreadable."""
+    try:
+        raw = store.fs.read(f"{STATE_DIR}/{COUNTERS_FILE}", limit=1 << 20)
+        data = json.loads(raw.decode("utf-8")) if raw else None
+    except (OSError, ValueError, SelfImproveError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
 def read_action_counters(store: Store) -> dict[str, int] | None:
     """Our action counters, or None when no action was ever counted."""
-    try:
-        data = json.loads((store.state_dir / COUNTERS_FILE).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    if not isinstance(data, dict) or not any(name in data for name in ACTION_COUNTER_NAMES):
+    data = _counters(store)
+    if data is None or not any(name in data for name in ACTION_COUNTER_NAMES):
         return None
     return {name: _int(data.get(name)) for name in ACTION_COUNTER_NAMES}
 
 
 def _hooks_counted(store: Store) -> bool:
     """Whether a hook ever counted a nudge (our own action counters share the file)."""
-    try:
-        data = json.loads((store.state_dir / COUNTERS_FILE).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return False
-    return isinstance(data, dict) and any(name in data for name in COUNTER_NAMES)
+    data = _counters(store)
+    return data is not None and any(name in data for name in COUNTER_NAMES)
 
 
 def _int(value: Any) -> int:

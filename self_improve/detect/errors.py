@@ -43,6 +43,7 @@ INTERRUPTED = "runtime.interrupted"
 EXCERPT_MAX = 200
 
 _MAX_HITS_PER_PATTERN = 32  # enough to see past guarded lines, bounded on huge outputs
+MAX_COMMAND_CHARS = 64 * 1024  # of the command line, parsed for the programs it runs
 _SUCCESS_TAIL = 2000  # a passing test summary must sit in the last characters of the output
 
 
@@ -311,10 +312,13 @@ def _strings(table: Mapping[str, Any], name: str, warnings: list[str], where: st
     return good
 
 
-def _valid_patterns(patterns: Iterable[str], where: str, warnings: list[str]) -> Iterator[str]:
-    """User patterns, case-folded, that compile; the others are reported and dropped."""
+def _valid_patterns(patterns: Iterable[str], where: str, warnings: list[str], rule_key: str = "") -> Iterator[str]:
+    """User patterns, case-folded, that ``regex`` compiles (they run with its time limit, see
+    ``user_patterns``); the others are reported and dropped."""
+    from self_improve.detect.user_patterns import UserPattern
+
     for pattern in patterns:
-        folded = fold_pattern(pattern)
+        folded = UserPattern.make(fold_pattern(pattern), where, rule_key)
         if _compile(folded) is None:
             warnings.append(f"[detect] {where}: invalid regular expression {pattern!r}; skipped")
             continue
@@ -348,11 +352,11 @@ def _user_rule(raw: object, index: int, warnings: list[str]) -> Rule | None:
     if not isinstance(key, str) or not _is_pattern_key(key):
         warnings.append(f"[detect] {where}: key must look like 'area.symptom'; skipped")
         return None
-    strong = tuple(_valid_patterns(_strings(raw, "strong", warnings, where), f"{where}.strong", warnings))
-    weak = tuple(_valid_patterns(_strings(raw, "weak", warnings, where), f"{where}.weak", warnings))
+    strong = tuple(_valid_patterns(_strings(raw, "strong", warnings, where), f"{where}.strong", warnings, key))
+    weak = tuple(_valid_patterns(_strings(raw, "weak", warnings, where), f"{where}.weak", warnings, key))
     command = raw.get("command")
     if command is not None:
-        checked = list(_valid_patterns(_strings(raw, "command", warnings, where), f"{where}.command", warnings))
+        checked = list(_valid_patterns(_strings(raw, "command", warnings, where), f"{where}.command", warnings, key))
         if not checked:
             return None  # a rule whose scope is unreadable must not widen to every command
         command = checked[0]
@@ -402,8 +406,18 @@ def fold_pattern(pattern: str) -> str:
 # Pattern compilation (lazy) and needle analysis
 
 
-@lru_cache(maxsize=None)
 def _compile(pattern: str) -> Any:
+    """The compiled pattern, or None if unusable. A user's pattern (a ``UserPattern``, the only
+    str subclass here) goes to ``regex`` with a time limit; ours to ``re``: they are linear."""
+    if type(pattern) is not str:
+        from self_improve.detect.user_patterns import compile_user
+
+        return compile_user(pattern)
+    return _compile_builtin(pattern)
+
+
+@lru_cache(maxsize=None)
+def _compile_builtin(pattern: str) -> Any:
     """The compiled pattern (re, or regex for what only it understands), or None if unusable."""
     try:
         return re.compile(pattern, re.MULTILINE)
@@ -523,7 +537,7 @@ def _group_needles(p: str, start: int, close: int) -> tuple[list[Needle], Needle
     """Required needles and leading literals of the group p[start:close+1]."""
     i = start + 1
     if p.startswith("?", i):
-        if p.startswith("?:", i):
+        if p.startswith(("?:", "?>"), i):  # an atomic group requires what a plain one does
             i += 2
         elif p.startswith("?P<", i):
             i = p.index(">", i) + 1
@@ -1073,7 +1087,9 @@ def detect(result: ToolResult, rules: Rules | None = None) -> Detection | None:
     """Is this finished command an error?  See rules.toml for the procedure and the key table."""
     if rules is None:
         rules = load_rules()
-    command = result.command or ""
+    # Tokenizing the command line is Python work per character: a 10 MB heredoc would cost
+    # seconds. Its head names the programs; what lies past it is only seen through the output.
+    command = (result.command or "")[:MAX_COMMAND_CHARS]
     if _command_ignored(command, rules):
         return None
     text = _prepare(result.output or "", rules.head_chars, rules.tail_chars)
@@ -1195,21 +1211,23 @@ def _tail_offset(scanner: _Scanner) -> int:
 def _excerpt(text: _Text, folded_offset: int) -> str:
     """<= 200 chars from the hit on, as one line, redacted.
 
-    The slice starts and ends at whitespace so that no secret is cut in two before redaction
-    (a half token would no longer look like a secret).
+    Redaction comes first, on the original text (its lines intact) around a bounded window, and
+    the cut after: a secret that crosses either edge of the window is replaced whole, and the
+    final cut never falls inside a [REDACTED…] tag, so no part of a secret is ever kept.
     """
     if folded_offset < 0:
         return ""
-    from self_improve.detect.redact import redact
+    from self_improve.detect.redact import redact, shorten
 
     original = text.original
     anchor = min(text.to_original(folded_offset), len(original))
     start = original.rfind("\n", 0, anchor) + 1
-    if anchor - start > 60:
-        start = _whitespace_before(original, anchor - 40)
-    end = _whitespace_after(original, start + 4 * EXCERPT_MAX)
-    piece = " ".join(original[start:end].split())
-    return _truncate(redact(piece), EXCERPT_MAX)
+    if anchor - start > 60:  # a long line: start shortly before the hit, at a blank if one is near
+        blank = max(original.rfind(" ", anchor - 100, anchor - 40), original.rfind("\t", anchor - 100, anchor - 40))
+        start = blank + 1 if blank >= 0 else anchor - 40
+    end = min(len(original), start + 4 * EXCERPT_MAX)
+    piece = " ".join(redact(original, window=(start, end)).split())
+    return shorten(piece, EXCERPT_MAX)
 
 
 def _whitespace_before(s: str, i: int) -> int:

@@ -61,6 +61,27 @@ class Record:
 _MISSING = object()
 
 
+def clean_text(value: object) -> str:
+    """A payload's string field as we may store it: ``""`` for a non-string, and every lone
+    surrogate (``"\\ud800"`` in the JSON decodes to one) replaced by U+FFFD.
+
+    A lone surrogate cannot be encoded as UTF-8: left in, it either fails the write that records
+    the occurrence, or, through ``surrogateescape``, becomes a raw byte that makes ERRORS.md
+    invalid UTF-8. Every adapter passes each string it takes from a payload through here.
+    """
+    if not isinstance(value, str):
+        return ""
+    if value.isascii():
+        return value
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        # UTF-16 can carry a lone surrogate (surrogatepass) and its decoder replaces each one,
+        # alone, by a single U+FFFD; a valid pair is one code point already and round-trips.
+        return value.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+    return value
+
+
 class ToolResult(Record):
     """One finished shell command.
 

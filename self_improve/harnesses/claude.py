@@ -10,10 +10,11 @@ Field names verified on Claude Code 2.1.328 (see shared/claude-code/README.md):
 
 from __future__ import annotations
 
-from self_improve.harnesses.base import Prompt, ToolResult
+from self_improve.harnesses.base import Prompt, ToolResult, clean_text
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the hooks import this module: typing stays off their hot path
+    from collections.abc import Mapping
     from typing import Any
 
 NAME = "claude"
@@ -41,7 +42,8 @@ def split_exit_code(error: str) -> tuple[int | None, str]:
 
 
 def _text(value: Any) -> str:
-    return value if isinstance(value, str) else ""
+    """A string field of the payload, sanitised (``base.clean_text``); "" for anything else."""
+    return clean_text(value)
 
 
 def parse_tool_result(payload: dict[str, Any]) -> ToolResult | None:
@@ -87,7 +89,7 @@ def parse_prompt(payload: dict[str, Any]) -> Prompt | None:
     prompt = payload.get("prompt")
     if not isinstance(prompt, str):
         return None
-    return Prompt(text=prompt, session=_text(payload.get("session_id")), cwd=_text(payload.get("cwd")))
+    return Prompt(text=_text(prompt), session=_text(payload.get("session_id")), cwd=_text(payload.get("cwd")))
 
 
 def format_context(event: str, text: str) -> str:
@@ -96,3 +98,17 @@ def format_context(event: str, text: str) -> str:
 
     body = {"hookSpecificOutput": {"hookEventName": event, "additionalContext": text[:MAX_CONTEXT_CHARS]}}
     return json.dumps(body, ensure_ascii=False)
+
+
+def agent_session(environ: Mapping[str, str]) -> bool:
+    """Whether this process runs inside a Claude Code session (its Bash tool, a hook).
+
+    Claude Code 2.1.328 sets, in the Bash tool's environment (verified on the real client):
+    ``CLAUDECODE=1``, ``AI_AGENT=claude-code_<version>_agent``, ``CLAUDE_CODE_SESSION_ID`` and
+    ``CLAUDE_CODE_ENTRYPOINT``. Any one of them is enough: a human's own terminal has none.
+    """
+    if environ.get("CLAUDECODE", "").strip():
+        return True
+    if environ.get("AI_AGENT", "").startswith("claude-code"):
+        return True
+    return any(environ.get(name, "").strip() for name in ("CLAUDE_CODE_SESSION_ID", "CLAUDE_CODE_ENTRYPOINT"))

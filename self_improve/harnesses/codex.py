@@ -40,6 +40,7 @@ from self_improve.harnesses.base import ToolResult
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the hooks import this module: typing, dataclasses and pathlib stay out of it
+    from collections.abc import Mapping
     from pathlib import Path
     from typing import Any
 
@@ -70,7 +71,7 @@ def matches(payload: Any) -> bool:
 def _output(response: Any) -> str:
     """The command output from ``tool_response``: a string on 0.171.0; an object is tolerated."""
     if isinstance(response, str):
-        return response
+        return _text(response)
     if isinstance(response, dict):
         parts = [_text(response.get(key)) for key in ("output", "stdout", "stderr")]
         return "\n".join(part for part in parts if part)
@@ -101,6 +102,22 @@ def parse_tool_result(payload: dict[str, Any]) -> ToolResult | None:
 parse_prompt = claude.parse_prompt
 format_context = claude.format_context
 _text = claude._text
+
+
+# --- agent sessions --------------------------------------------------------------------------
+
+# Set by codex-cli 0.171.0 on every command its shell tool (exec_command) runs, verified on the
+# real client (tests/e2e/test_codex_agent_env.py): CODEX_THREAD_ID and CODEX_SESSION_ID (the
+# thread), CODEX_TOOL_CALL_ID (the call), CODEX_CI=1. The sandbox variables are from the
+# openai/codex source (``CODEX_SANDBOX=seatbelt`` on macOS, ``CODEX_SANDBOX_NETWORK_DISABLED=1``
+# when the sandbox has no network); the e2e run uses danger-full-access, which sets neither.
+AGENT_ENV = ("CODEX_THREAD_ID", "CODEX_SESSION_ID", "CODEX_TOOL_CALL_ID", "CODEX_SANDBOX", "CODEX_SANDBOX_NETWORK_DISABLED")
+
+
+def agent_session(environ: Mapping[str, str]) -> bool:
+    """Whether this process runs under Codex's shell tool. (``CODEX_HOME`` is no sign: users set
+    it in their own shell profile.)"""
+    return any(environ.get(name, "").strip() for name in AGENT_ENV)
 
 
 # --- install (in codex_install.py, imported only when installing) ------------------------------

@@ -16,7 +16,11 @@ Borrowed from pre-commit's installer (``commands/install_uninstall.py``):
 - **Never lose the user's file.** A one-time ``<file>.self-improve.bak`` holds the bytes from
   before our first change; every other key and hook is kept, byte for byte (``jsonedit``).
 - **Refuse clearly.** Invalid JSON, or a ``hooks`` key of the wrong type, stops with one line
-  and the file untouched.
+  and the file untouched; so do a read-only file (its mode bits say "leave it alone") and a
+  symlink to a missing file (writing would create a file the user never asked for).
+- **Lose nobody's change.** Claude Code rewrites its settings while we run: every write goes
+  through ``user_edit.edit_user_file`` (our lock, compare-and-replace); when the file changed
+  since the plan read it, the plan is made again on the new bytes (:attr:`FileChange.replan`).
 
 Shared here: :class:`Manifest` (``plugin.toml``), the JSON ``{"hooks": {Event: [groups]}}`` merge
 used by both Claude Code and Codex (:func:`plan_hooks_file`), and the harness registry.
@@ -39,6 +43,7 @@ import self_improve
 from self_improve.atomic import atomic_write
 from self_improve.errors import SelfImproveError, UsageError
 from self_improve.jsonedit import JsonDocument, JsonEditError, JsonSyntaxError
+from self_improve.user_edit import SETTLE, edit_user_file, read_only_problem, user_temp_dir
 
 MANIFEST_NAME = "plugin.toml"
 BACKUP_SUFFIX = ".self-improve.bak"
@@ -174,6 +179,10 @@ class FileChange:
     backup: Path | None = None  # written with ``before`` first, unless it already exists
     drop_backup: Path | None = None  # the plan restores the original bytes: this backup is redundant
     summary: str = ""
+    # The same plan made on other bytes (the file changed after we read it). None: such a change
+    # is refused instead, with nothing written.
+    replan: Callable[[bytes | None], FileChange] | None = None
+    settle: float = SETTLE  # see user_edit: 0 for files only we write (the OpenClaw skill)
 
     @property
     def changed(self) -> bool:
@@ -195,21 +204,61 @@ class FileChange:
             )
         )
 
+    def destination(self) -> Path:
+        """The file we write: the path itself, or the file a symlink at it points to.
+
+        Dotfile managers link settings.json: replacing the link with a regular file would
+        silently detach the user's managed copy, so we write through it. A link to a missing
+        file is refused: writing would create a file somewhere the user never chose.
+        """
+        if not self.path.is_symlink():
+            return self.path
+        real = Path(os.path.realpath(self.path))
+        if not real.is_file():
+            state = "does not exist" if not real.exists() else "is not a regular file"
+            raise SelfImproveError(
+                f"{self.path} is a symlink to {real}, which {state}; fix or remove the link (self-improve changed nothing)"
+            )
+        return real
+
+    def preflight(self) -> None:
+        """Refuse now what :meth:`apply` would refuse, before any file of the plan is written."""
+        if not self.changed:
+            return
+        problem = read_only_problem(str(self.destination()))
+        if problem is not None:
+            raise SelfImproveError(f"{problem}; self-improve changed nothing")
+
     def apply(self) -> None:
         if not self.changed:
             return
-        if self.backup is not None and self.before is not None and not self.backup.exists():
-            atomic_write(self.backup, self.before)
-        if self.after is None:
-            self.path.unlink(missing_ok=True)
-        else:
-            # Write through a symlink (dotfile managers link settings.json): replacing the link
-            # with a regular file would silently detach the user's managed copy.
-            destination = self.path.resolve() if self.path.is_symlink() else self.path
-            destination.parent.mkdir(parents=True, exist_ok=True)
-            atomic_write(destination, self.after)
-        if self.drop_backup is not None:
-            self.drop_backup.unlink(missing_ok=True)
+        destination = self.destination()
+        destination.parent.mkdir(parents=True, exist_ok=True)
+        final: list[FileChange] = []
+
+        def edit(current: bytes | None) -> bytes | None:
+            change = self if current == self.before else self._replanned(current)
+            final.append(change)
+            if change.after != current:
+                change._take_backup(current)
+            return change.after
+
+        edit_user_file(str(destination), edit, temp_dir=user_temp_dir(), settle=self.settle)
+        if final and final[-1].drop_backup is not None:
+            final[-1].drop_backup.unlink(missing_ok=True)
+
+    def _replanned(self, current: bytes | None) -> FileChange:
+        if self.replan is None:
+            raise SelfImproveError(
+                f"{self.path} changed while self-improve was working on it; run the command again "
+                "(self-improve changed nothing)"
+            )
+        return self.replan(current)
+
+    def _take_backup(self, current: bytes | None) -> None:
+        """The one-time backup holds the bytes from before our first change (never overwritten)."""
+        if self.backup is not None and current is not None and not self.backup.exists():
+            atomic_write(self.backup, current, temp_dir=user_temp_dir())
 
 
 def _lines(data: bytes | None) -> list[str]:
@@ -400,10 +449,25 @@ def plan_hooks_file(
     """
     try:
         before: bytes | None = path.read_bytes()
-    except FileNotFoundError:
+    except FileNotFoundError:  # also a symlink to a missing file: install refuses it (preflight)
         before = None
     except IsADirectoryError:
         raise SelfImproveError(f"{path} is a directory; self-improve changed nothing") from None
+    except OSError as exc:
+        raise SelfImproveError(f"{path}: cannot read it ({exc.strerror or exc}); self-improve changed nothing") from None
+    change = _plan_bytes(path, before, wanted, is_ours, label)
+    change.replan = lambda current: _plan_bytes(path, current, wanted, is_ours, label)
+    return change
+
+
+def _plan_bytes(
+    path: Path,
+    before: bytes | None,
+    wanted: Sequence[Registration],
+    is_ours: Callable[[object], bool],
+    label: str,
+) -> FileChange:
+    """:func:`plan_hooks_file` on given bytes (pure but for reading the backup)."""
     if before is None and not wanted:
         return FileChange(path, None, None, summary=f"{label}: nothing installed in {path}")
 
@@ -458,8 +522,9 @@ def _plan(
     backup = backup_path(path)
     drop_backup = None
     if not wanted and stale:
-        if not backup.exists() and doc.value == {} and current is not None:
+        if not backup.exists() and doc.value == {} and current is not None and not path.is_symlink():
             # No backup: the file did not exist before our first install. Nothing else is in it.
+            # Never through a symlink: deleting the link (or its target) is not ours to do.
             after = None
         elif backup.exists() and backup.read_bytes() == after:
             drop_backup = backup  # fully restored: the backup has done its job
@@ -554,6 +619,9 @@ def select(names: str) -> list[Harness]:
 
 
 def apply(changes: Sequence[FileChange]) -> None:
+    """Write every change; every refusal we can foresee comes first, before anything is written."""
+    for change in changes:
+        change.preflight()
     for change in changes:
         change.apply()
 

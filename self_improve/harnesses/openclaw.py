@@ -68,6 +68,19 @@ def default_workspace(env: Mapping[str, str] | None = None) -> Path:
     return Path(configured).expanduser() if configured else Path.home() / ".openclaw" / "workspace"
 
 
+def agent_session(environ: Mapping[str, str]) -> bool:
+    """Whether this process runs under OpenClaw's ``exec`` tool.
+
+    openclaw 2026.9.6 (``dist/bash-tools.exec-runtime-*.mjs``, ``runExecProcess``) gives every
+    ``exec`` child ``OPENCLAW_SHELL=exec``, verified on a real turn
+    (tests/e2e/test_openclaw_agent_env.py); a sub-agent's also get ``OPENCLAW_SUBAGENT_EXEC=1``
+    (from the source; OpenClaw's own gateway CLI refuses some calls on these two). Its children
+    also carry ``OPENCLAW_CLI=1``, which it sets on everything it spawns, not only ``exec``.
+    ``OPENCLAW_STATE_DIR`` and friends are no sign: users export them in their own shell.
+    """
+    return environ.get("OPENCLAW_SHELL", "").strip() == "exec" or environ.get("OPENCLAW_SUBAGENT_EXEC", "").strip() == "1"
+
+
 def agents_dir(state: Path) -> Path:
     return state / "agents"
 

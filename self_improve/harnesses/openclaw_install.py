@@ -51,12 +51,10 @@ import hashlib
 import json
 import os
 import re
-import stat
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from self_improve.atomic import atomic_write
 from self_improve.errors import SelfImproveError, UsageError
 from self_improve.harnesses.installer import (
     FileChange,
@@ -83,6 +81,7 @@ from self_improve.review.managed_block import (
     fits_limit,
     javascript_length,
 )
+from self_improve.user_edit import read_only_problem
 
 NAME = "openclaw"
 STAMP_NAME = ".self-improve-stamp"
@@ -170,6 +169,10 @@ class TreeChange(FileChange):
     def diff(self) -> str:
         return "".join(part.diff() for part in self.parts)
 
+    def preflight(self) -> None:
+        for part in self.parts:
+            part.preflight()
+
     def apply(self) -> None:
         for part in self.parts:
             part.apply()
@@ -188,20 +191,21 @@ class BlockChange(FileChange):
     root: Path = Path()
     edit: Callable[[str], str] = str
 
+    def preflight(self) -> None:
+        # Not FileChange's: edit_file refuses a symlinked AGENTS.md rather than writing through it.
+        problem = read_only_problem(str(self.path)) if self.changed else None
+        if problem is not None:
+            raise SelfImproveError(f"{NAME}: {problem}; {_NOTHING_WRITTEN}")
+
     def apply(self) -> None:
         if not self.changed:
             return
-        mode = self.path.stat().st_mode if self.path.is_file() else None
         try:
-            edit_file(self.path, self.root, self.edit)
+            # keep_empty: an emptied AGENTS.md stays, empty; OpenClaw would seed its template
+            # into the gap, where the user had an empty AGENTS.md of their own.
+            edit_file(self.path, self.root, self.edit, keep_empty=True)
         except ManagedBlockError as exc:
             raise SelfImproveError(f"{NAME}: {exc}") from None
-        if self.after == b"" and not self.path.exists():
-            # edit_file deletes a file it empties; OpenClaw would seed its template into the gap,
-            # where the user had an empty AGENTS.md of their own.
-            atomic_write(self.path, b"")
-            if mode is not None:
-                os.chmod(self.path, stat.S_IMODE(mode))
 
 
 def _unchanged(path: Path, summary: str) -> FileChange:
@@ -297,12 +301,15 @@ def plan_skill_install(folder: SkillFolder, sources: dict[str, bytes], version: 
             f"{_NOTHING_WRITTEN}"
         )
 
-    parts = [FileChange(where / rel, folder.current(rel), data) for rel, data in sources.items()]
-    parts += [FileChange(where / rel, folder.current(rel), None) for rel in sorted(set(stamped) - set(sources))]
+    # settle=0: nobody but us writes the skill folder, so no late writer to wait for.
+    parts = [FileChange(where / rel, folder.current(rel), data, settle=0.0) for rel, data in sources.items()]
+    parts += [
+        FileChange(where / rel, folder.current(rel), None, settle=0.0) for rel in sorted(set(stamped) - set(sources))
+    ]
     created = set(folder.stamp.created if folder.stamp is not None else ())
     created |= _missing_dirs(folder.workspace, where, [*sources, STAMP_NAME])
     stamp = Stamp(version, {rel: _sha(data) for rel, data in sources.items()}, tuple(sorted(created)))
-    parts.append(FileChange(folder.stamp_path, folder.stamp_bytes, stamp.to_bytes()))
+    parts.append(FileChange(folder.stamp_path, folder.stamp_bytes, stamp.to_bytes(), settle=0.0))
 
     if not any(part.changed for part in parts):
         summary = f"{NAME}: skill {where} is up to date ({INSTALLED_BY} {version})"
@@ -327,11 +334,11 @@ def plan_skill_uninstall(folder: SkillFolder) -> FileChange:
             "(delete the folder yourself if you no longer want it)",
         )
     parts = [
-        FileChange(where / rel, data, None)
+        FileChange(where / rel, data, None, settle=0.0)
         for rel in sorted(folder.stamp.files)
         if (data := folder.current(rel)) is not None
     ]
-    parts.append(FileChange(folder.stamp_path, folder.stamp_bytes, None))
+    parts.append(FileChange(folder.stamp_path, folder.stamp_bytes, None, settle=0.0))
     ours = set(folder.stamp.files) | {STAMP_NAME}
     kept = [path for path in where.rglob("*") if path.is_file() and path.relative_to(where).as_posix() not in ours]
     prune = sorted((folder.workspace / rel for rel in folder.stamp.created), key=lambda p: len(p.parts), reverse=True)

@@ -2,7 +2,7 @@
 
 A managed block looks like this (exact bytes, with the file's own line ending)::
 
-    <!-- self-improve:begin (managed by `self-improve review`; edit the rules there) -->
+    <!-- self-improve:begin (managed by `self-improve review`; edit the rules there) sha:d38661c2 -->
     ## Learned rules
     - Use `pnpm install`, not npm: this repo is a pnpm workspace. <!-- LRN-20261129-a7b -->
     <!-- self-improve:end -->
@@ -42,6 +42,15 @@ Rules we follow so that promote-then-retire-all gives the user's file back byte 
     blocks (rules and OpenClaw reminder in one file) in any order still restores the original;
   - anything else (e.g. the user removed the blank line): remove only the block's own lines.
 
+* **Hash**: a rule block's begin marker ends with ``sha:`` and 8 hex digits of the SHA-256 of
+  the lines between the markers (line endings dropped), so ``lint`` can tell a block edited by
+  hand. ``upsert_rule`` and ``remove_rule`` rewrite it, except in a block whose stored hash
+  already disagrees with its content: that one keeps its stale hash, so our edit never passes
+  an unreviewed hand edit off as ours (``review`` shows it, and :func:`rehash` accepts it).
+  ``upsert_block`` hashes the body it writes for the rules marker; the OpenClaw reminder block
+  has no hash (it is rendered whole on every install and sweep, so no hand edit survives).
+  A block without a hash (written before hashing) parses as before and gets one on its next
+  edit.
 * **Code fences**: markers inside ````` ``` ````` / ``~~~`` fenced code (CommonMark rules: up to
   three spaces of indent, a closing fence of the same character at least as long, an unclosed
   fence runs to the end of the file) are user text, not ours. We refuse to append a block after
@@ -53,7 +62,7 @@ from __future__ import annotations
 import os
 import re
 import stat
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -67,6 +76,12 @@ RULES_NOTE = "(managed by `self-improve review`; edit the rules there)"
 DEFAULT_HEADING = "## Learned rules"
 OPENCLAW_FILE_LIMIT = 20_000
 """OpenClaw cuts a bootstrap file longer than this many characters (JavaScript string length)."""
+
+HASH_PREFIX = "sha:"
+HASH_LENGTH = 8
+"""A rule block's begin marker ends with ``sha:`` and the first 8 hex digits of the SHA-256 of
+its content, e.g. ``<!-- self-improve:begin (managed by ...) sha:1a2b3c4d -->``."""
+_HASH_WORD = re.compile(r"sha:[0-9a-f]{8}")
 
 ENTRY_ID_PATTERN = re.compile(r"[A-Z]+-\d{8}-[A-Za-z0-9]+")
 # A rule bullet: "- <text> <!-- ID -->". Leading indent and trailing spaces are tolerated when
@@ -158,8 +173,10 @@ def _begin_line(marker_name: str, note: str) -> str:
     return f"{prefix} {note} -->" if note else f"{prefix} -->"
 
 
-def _parse(text: str, marker_name: str) -> _Parsed:
-    """Find our blocks, ignoring fenced code; raise on damaged markers (not on several blocks)."""
+def _scan(text: str, marker_name: str) -> tuple[_Parsed, tuple[int, str] | None]:
+    """Find our blocks, ignoring fenced code, and the first damaged marker as (line index,
+    message); the blocks are those paired before the damage. Several blocks are not damage here
+    (a rules block allows one, see :func:`_single_block`; generic blocks collapse duplicates)."""
     lines = _split_lines(text)
     begin_prefix, end_marker = _begin_prefix(marker_name), _end_marker(marker_name)
     fenced: list[bool] = []
@@ -190,50 +207,69 @@ def _parse(text: str, marker_name: str) -> _Parsed:
         elif stripped == end_marker:
             events.append(("end", index))
 
+    blocks, damage = _pair_markers(events, marker_name)
+    parsed = _Parsed(
+        lines=tuple(lines),
+        blocks=tuple(blocks),
+        fenced=tuple(fenced),
+        open_fence_line=None if fence is None else fence[2] + 1,
+    )
+    return parsed, damage
+
+
+def _pair_markers(events: list[tuple[str, int]], marker_name: str) -> tuple[list[_Block], tuple[int, str] | None]:
     damaged = f"damaged {marker_name} markers:"
     blocks: list[_Block] = []
     open_begin: int | None = None
     for position, (kind, index) in enumerate(events):
         if kind == "begin":
             if open_begin is not None:
-                raise ManagedBlockError(
+                return blocks, (
+                    index,
                     f"{damaged} begin marker on line {index + 1} is nested inside the block "
-                    f"opened on line {open_begin + 1}; fix them by hand"
+                    f"opened on line {open_begin + 1}; fix them by hand",
                 )
             open_begin = index
         elif open_begin is None:
             later_begin = next((i for k, i in events[position + 1 :] if k == "begin"), None)
             if later_begin is not None:
-                raise ManagedBlockError(
+                return blocks, (
+                    index,
                     f"{damaged} end marker on line {index + 1} comes before the begin marker "
-                    f"on line {later_begin + 1}; fix them by hand"
+                    f"on line {later_begin + 1}; fix them by hand",
                 )
-            raise ManagedBlockError(
-                f"{damaged} end marker on line {index + 1} has no begin marker; fix them by hand"
-            )
+            return blocks, (index, f"{damaged} end marker on line {index + 1} has no begin marker; fix them by hand")
         else:
             blocks.append(_Block(open_begin, index))
             open_begin = None
     if open_begin is not None:
-        raise ManagedBlockError(
-            f"{damaged} begin marker on line {open_begin + 1} has no end marker; fix them by hand"
+        return blocks, (
+            open_begin,
+            f"{damaged} begin marker on line {open_begin + 1} has no end marker; fix them by hand",
         )
-    return _Parsed(
-        lines=tuple(lines),
-        blocks=tuple(blocks),
-        fenced=tuple(fenced),
-        open_fence_line=None if fence is None else fence[2] + 1,
+    return blocks, None
+
+
+def _parse(text: str, marker_name: str) -> _Parsed:
+    """Find our blocks, ignoring fenced code; raise on damaged markers (not on several blocks)."""
+    parsed, damage = _scan(text, marker_name)
+    if damage is not None:
+        raise ManagedBlockError(damage[1])
+    return parsed
+
+
+def _several_blocks(parsed: _Parsed, marker_name: str) -> str:
+    where = ", ".join(str(block.begin + 1) for block in parsed.blocks)
+    return (
+        f"damaged {marker_name} markers: {len(parsed.blocks)} blocks (begin on lines "
+        f"{where}), expected at most one; fix them by hand"
     )
 
 
 def _single_block(parsed: _Parsed, marker_name: str) -> _Block | None:
     """The rules block, if any. Two rule blocks are refused: we cannot tell which one is right."""
     if len(parsed.blocks) > 1:
-        where = ", ".join(str(block.begin + 1) for block in parsed.blocks)
-        raise ManagedBlockError(
-            f"damaged {marker_name} markers: {len(parsed.blocks)} blocks (begin on lines "
-            f"{where}), expected at most one; fix them by hand"
-        )
+        raise ManagedBlockError(_several_blocks(parsed, marker_name))
     return parsed.blocks[0] if parsed.blocks else None
 
 
@@ -304,6 +340,128 @@ def _bullet_indexes(parsed: _Parsed, block: _Block) -> list[tuple[int, re.Match[
     return found
 
 
+# --------------------------------------------------------------------------- content hash
+
+
+def _digest(inner_lines: Sequence[str]) -> str:
+    """The short hash of a block's content: every line between the markers, line endings
+    dropped (a CRLF checkout is not an edit), joined by ``\\n``."""
+    import hashlib  # see _unified_diff
+
+    joined = "\n".join(_content(line) for line in inner_lines)
+    return hashlib.sha256(joined.encode("utf-8", "surrogatepass")).hexdigest()[:HASH_LENGTH]
+
+
+def _split_begin(line: str) -> tuple[str, str | None, str]:
+    """A begin line's content as (head, stored hash or None, closing ``-->`` with its spaces).
+
+    String operations, not a regex: a begin line comes from the repository, and a pattern with
+    an optional run of spaces before ``sha:`` backtracks quadratically on a long run of spaces.
+    """
+    content = _content(line)
+    body = content.rstrip(" \t")
+    trailing = content[len(body) :]
+    before = body[:-3] if body.endswith("-->") else body  # the parser only pairs lines ending so
+    core = before.rstrip(" \t")
+    close = before[len(core) :] + "-->" + trailing
+    word_start = max(core.rfind(" "), core.rfind("\t")) + 1
+    if word_start > 0 and _HASH_WORD.fullmatch(core[word_start:]):
+        return core[:word_start].rstrip(" \t"), core[word_start + len(HASH_PREFIX) :], close
+    return core, None, close
+
+
+def _stamp(line: str, digest: str) -> str:
+    """The begin line with ``sha:DIGEST`` as its last word (replacing any), its ending kept."""
+    head, _, close = _split_begin(line)
+    if close[:1] not in (" ", "\t"):
+        close = " " + close
+    return f"{head} {HASH_PREFIX}{digest}{close}{_ending(line)}"
+
+
+def _stale_hash(lines: Sequence[str], block: _Block) -> str | None:
+    """The stored hash when it no longer matches the content (a hand edit), else None."""
+    stored = _split_begin(lines[block.begin])[1]
+    if stored is None or stored == _digest(lines[block.begin + 1 : block.end]):
+        return None
+    return stored
+
+
+def _restamp(lines: list[str], begin: int, end: int, stale: str | None) -> None:
+    """Rewrite the hash of the block at ``begin``..``end`` after one of our edits, in place.
+
+    A block that was edited by hand keeps its stale hash: our edit must not turn the user's (or
+    anyone's) unreviewed change into one that looks like ours. ``review`` shows the hand edit
+    and re-hashes it only when the user accepts it (:func:`rehash`).
+    """
+    lines[begin] = _stamp(lines[begin], stale or _digest(lines[begin + 1 : end]))
+
+
+def rehash(text: str, marker_name: str = RULES_MARKER) -> str:
+    """Every block of ``marker_name`` with the hash of its current content: accepting whatever
+    it now holds (a reviewed hand edit, a merge). Damaged markers are refused; no block, no
+    change."""
+    parsed = _parse(text, marker_name)
+    lines = list(parsed.lines)
+    for block in parsed.blocks:
+        lines[block.begin] = _stamp(lines[block.begin], _digest(lines[block.begin + 1 : block.end]))
+    return "".join(lines)
+
+
+@dataclass(frozen=True)
+class BlockCheck:
+    """One block as :func:`scan_rules` found it; lines are 1-based."""
+
+    begin_line: int
+    end_line: int
+    stored_hash: str | None  # None: a block written before blocks were hashed
+    actual_hash: str
+    content: tuple[str, ...]  # the lines between the markers, without their endings
+    rules: tuple[Rule, ...]
+
+    @property
+    def edited_by_hand(self) -> bool:
+        return self.stored_hash is not None and self.stored_hash != self.actual_hash
+
+
+@dataclass(frozen=True)
+class BlockScan:
+    """What a text holds of a rules marker, never raising: for ``lint`` and drift checks."""
+
+    blocks: tuple[BlockCheck, ...]
+    damage_line: int | None  # 1-based line of the first damaged marker, None when intact
+    damage: str  # the same message an edit would refuse with; "" when intact
+    loose_ids: frozenset[str]  # entry IDs of rule-shaped lines outside fences (all of them)
+
+
+def scan_rules(text: str, marker_name: str = RULES_MARKER) -> BlockScan:
+    """The rule blocks of ``text`` with their hashes, and any damage (two blocks included)."""
+    parsed, damage = _scan(text, marker_name)
+    if damage is None and len(parsed.blocks) > 1:
+        damage = (parsed.blocks[1].begin, _several_blocks(parsed, marker_name))
+    blocks = []
+    for block in parsed.blocks:
+        stored = _split_begin(parsed.lines[block.begin])[1]
+        inner = parsed.lines[block.begin + 1 : block.end]
+        rules = tuple(
+            Rule(entry_id=match["id"], text=match["text"], line=index + 1)
+            for index, match in _bullet_indexes(parsed, block)
+        )
+        blocks.append(
+            BlockCheck(block.begin + 1, block.end + 1, stored, _digest(inner), tuple(_content(x) for x in inner), rules)
+        )
+    loose = frozenset(
+        match["id"]
+        for index, line in enumerate(parsed.lines)
+        if not parsed.fenced[index] and (match := _BULLET.fullmatch(_content(line)))
+    )
+    return BlockScan(
+        blocks=tuple(blocks),
+        damage_line=None if damage is None else damage[0] + 1,
+        damage="" if damage is None else damage[1],
+        loose_ids=loose,
+    )
+
+
 # --------------------------------------------------------------------------- learned rules
 
 
@@ -349,10 +507,11 @@ def upsert_rule(
     parsed = _parse(text, marker_name)
     block = _single_block(parsed, marker_name)
     if block is None:
-        begin, end = _begin_line(marker_name, RULES_NOTE), _end_marker(marker_name)
-        return _append_block(text, parsed, [begin, heading, bullet, end])
+        begin = _stamp(_begin_line(marker_name, RULES_NOTE), _digest([heading, bullet]))
+        return _append_block(text, parsed, [begin, heading, bullet, _end_marker(marker_name)])
 
     lines = list(parsed.lines)
+    stale = _stale_hash(lines, block)
     bullets = _bullet_indexes(parsed, block)
     same_id = [index for index, match in bullets if match["id"] == entry_id]
     if same_id:
@@ -364,6 +523,7 @@ def upsert_rule(
     else:
         insert_at = bullets[-1][0] + 1 if bullets else block.end
         lines.insert(insert_at, bullet + _ending(lines[block.begin]))
+    _restamp(lines, block.begin, block.end + len(lines) - len(parsed.lines), stale)
     return "".join(lines)
 
 
@@ -383,8 +543,10 @@ def remove_rule(text: str, entry_id: str, *, marker_name: str = RULES_MARKER) ->
         # The block only exists to hold rules: with none left it goes, heading and all.
         return "".join(_without_block(list(parsed.lines), block))
     lines = list(parsed.lines)
+    stale = _stale_hash(lines, block)
     for index in reversed(doomed):
         del lines[index]
+    _restamp(lines, block.begin, block.end - len(doomed), stale)
     return "".join(lines)
 
 
@@ -399,6 +561,8 @@ def upsert_block(
     The first existing block keeps its position; later duplicates are removed together with the
     separator we added for them. No byte outside the markers changes. ``note`` goes into the
     begin marker (``<!-- NAME:begin NOTE -->``), e.g. to say which command manages the block.
+    For the rules marker the begin marker also gets the hash of ``body`` (any ``sha:`` word at
+    the end of ``note`` is replaced).
     """
     _check_one_line(note, "note", marker_name)
     for marker_text in (_begin_prefix(marker_name), _end_marker(marker_name)):
@@ -411,11 +575,12 @@ def upsert_block(
             "close it"
         )
     body_lines = [_content(line) for line in body_parsed.lines]
+    begin_line = _begin_line(marker_name, note)
+    if marker_name == RULES_MARKER:  # the caller wrote the whole body: its hash is the new one
+        begin_line = _stamp(begin_line, _digest(body_lines))
     parsed = _parse(text, marker_name)
     if not parsed.blocks:
-        return _append_block(
-            text, parsed, [_begin_line(marker_name, note), *body_lines, _end_marker(marker_name)]
-        )
+        return _append_block(text, parsed, [begin_line, *body_lines, _end_marker(marker_name)])
 
     first, *duplicates = parsed.blocks
     lines = list(parsed.lines)
@@ -425,7 +590,7 @@ def upsert_block(
     # Keep the end line's own terminator: a block that ends the file without a newline must
     # keep doing so, or removing it later could not give back the user's original bytes.
     end_terminator = _ending(lines[first.end])
-    replacement = [line + eol for line in (_begin_line(marker_name, note), *body_lines)]
+    replacement = [line + eol for line in (begin_line, *body_lines)]
     replacement.append(_end_marker(marker_name) + end_terminator)
     lines[first.begin : first.end + 1] = replacement
     return "".join(lines)
@@ -501,64 +666,8 @@ def _unified_diff(before: str, after: str, label: str) -> str:
     return "".join(diff_lines)
 
 
-def _current_umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
-
-
-def _write_atomically(path: Path, data: bytes, mode: int) -> None:
-    import tempfile  # see _unified_diff
-
-    descriptor, temp_name = tempfile.mkstemp(
-        dir=path.parent, prefix=f".{path.name}.", suffix=".tmp"
-    )
-    try:
-        with os.fdopen(descriptor, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(temp_name, mode)
-        os.replace(temp_name, path)
-    except BaseException:
-        try:
-            os.unlink(temp_name)
-        except FileNotFoundError:
-            pass
-        raise
-    try:  # make the rename itself durable; not every platform can open a directory
-        directory = os.open(path.parent, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(directory)
-    except OSError:
-        pass
-    finally:
-        os.close(directory)
-
-
-def edit_file(
-    path: Path,
-    project_root: Path,
-    edit: Callable[[str], str],
-    *,
-    dry_run: bool = False,
-) -> FileEdit:
-    """Apply a pure text edit to one file inside ``project_root``, safely.
-
-    The file is read as bytes and decoded as strict UTF-8 (no newline translation, so CRLF
-    survives). A relative ``path`` is taken relative to ``project_root``. A missing file is
-    edited as ``""`` and created (with any missing parent directories inside the root). When the
-    edit leaves the text empty, the file is deleted: an empty instruction file and a missing one
-    mean the same to every harness, and that is what makes "promote then retire" restore a file
-    that did not exist. Directories we created are left in place. Writes are atomic (temp file
-    in the same directory, fsync, ``os.replace``) and keep the original file mode. With
-    ``dry_run`` nothing is written; the returned diff (a/ b/ paths relative to the root) shows
-    what would change. Raises :class:`ManagedBlockError` on any refusal.
-    """
-    target = _confined_path(Path(path), project_root)
-    before_bytes = target.read_bytes() if target.exists() else None
+def _planned(target: Path, label: str, before_bytes: bytes | None, edit: Callable[[str], str], keep_empty: bool) -> FileEdit:
+    """The pure part of :func:`edit_file`: the new bytes for ``before_bytes`` (None: absent)."""
     try:
         before_text = "" if before_bytes is None else before_bytes.decode("utf-8")
     except UnicodeDecodeError as error:
@@ -567,21 +676,59 @@ def edit_file(
         ) from None
     after_text = edit(before_text)
     after_bytes = None if after_text == "" else after_text.encode("utf-8")
-    if before_bytes == b"" and after_bytes is None:
+    if after_bytes is None and (before_bytes == b"" or (keep_empty and before_bytes is not None)):
         after_bytes = b""  # an empty file that stays empty is left alone, not deleted
-    label = target.relative_to(project_root.resolve()).as_posix()
-    result = FileEdit(
+    return FileEdit(
         path=target,
         before=before_bytes,
         after=after_bytes,
         diff=_unified_diff(before_text, after_text, label),
     )
-    if dry_run or not result.changed:
-        return result
-    if after_bytes is None:
-        target.unlink()
-        return result
-    if before_bytes is None:
+
+
+def _temp_dir_for(project_root: Path) -> str | None:
+    """Where our temp files go: ``.learnings/.state/`` (git-ignored, same filesystem) when it is
+    a real directory, else the user's state dir; never beside the user's file, where a kill
+    would leave one in the project root."""
+    from self_improve import user_edit  # see _unified_diff
+
+    for candidate in (project_root / ".learnings" / ".state", project_root / ".learnings"):
+        try:
+            if stat.S_ISDIR(os.lstat(candidate).st_mode):
+                return str(candidate)
+        except OSError:
+            continue
+    return user_edit.user_temp_dir()
+
+
+def edit_file(
+    path: Path,
+    project_root: Path,
+    edit: Callable[[str], str],
+    *,
+    dry_run: bool = False,
+    keep_empty: bool = False,
+) -> FileEdit:
+    """Apply a pure text edit to one file inside ``project_root``, safely.
+
+    The file is read as bytes and decoded as strict UTF-8 (no newline translation, so CRLF
+    survives). A relative ``path`` is taken relative to ``project_root``. A missing file is
+    edited as ``""`` and created (with any missing parent directories inside the root). When the
+    edit leaves the text empty, the file is deleted (``keep_empty``: an existing file is emptied
+    instead): an empty instruction file and a missing one mean the same to every harness, and
+    that is what makes "promote then retire" restore a file that did not exist. Directories we
+    created are left in place. The write goes through ``user_edit.edit_user_file``: our lock,
+    compare-and-replace (a concurrent writer's change is re-read and the edit re-applied, never
+    lost), the file mode kept, a read-only file refused, the temp file in ``.learnings/.state/``.
+    With ``dry_run`` nothing is written; the returned diff (a/ b/ paths relative to the root)
+    shows what would change. Raises :class:`ManagedBlockError` on any refusal.
+    """
+    target = _confined_path(Path(path), project_root)
+    label = target.relative_to(project_root.resolve()).as_posix()
+    planned = _planned(target, label, target.read_bytes() if target.exists() else None, edit, keep_empty)
+    if dry_run or not planned.changed:
+        return planned
+    if not target.parent.is_dir():
         try:
             target.parent.mkdir(parents=True, exist_ok=True)
         except OSError as error:
@@ -590,8 +737,16 @@ def edit_file(
             ) from None
         # Resolve again: a directory created meanwhile could be a symlink pointing outside.
         _confined_path(target, project_root)
-        mode = 0o666 & ~_current_umask()
-    else:
-        mode = stat.S_IMODE(target.stat().st_mode)
-    _write_atomically(target, after_bytes, mode)
-    return result
+    from self_improve import user_edit  # see _unified_diff
+
+    rounds: list[FileEdit] = []
+
+    def bytes_edit(current: bytes | None) -> bytes | None:
+        rounds.append(_planned(target, label, current, edit, keep_empty))
+        return rounds[-1].after
+
+    try:
+        user_edit.edit_user_file(str(target), bytes_edit, temp_dir=_temp_dir_for(project_root))
+    except user_edit.EditRefused as exc:
+        raise ManagedBlockError(str(exc)) from None
+    return rounds[-1]

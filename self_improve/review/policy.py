@@ -15,8 +15,8 @@ entries, today's date and the settings, and act on what it returns.
 Occurrences are the ``- Occurrences: DATE/TASK, …`` metadata the store keeps. An entry in the
 plain reference format has no such line: we fall back on ``Recurrence-Count`` (counted as in the
 window when ``Last-Seen`` is) but such an entry cannot prove two tasks, so it is never a candidate
-on evidence alone. Entries with ``Priority: critical`` are listed whatever their evidence, flagged
-``critical``: the user asked for them.
+on evidence alone. ``Priority: critical`` does not bypass the rule: anyone can set it (``log
+--priority critical``, a committed entry), so it only sorts a candidate first, flagged ``critical``.
 
 **Forgetting** (``forgetting.*``).
 
@@ -264,8 +264,8 @@ def usable(entries: Sequence[Entry]) -> list[Entry]:
 class PromoteCandidate:
     entry: Entry
     proof: Evidence
-    critical: bool  # listed because the user marked it critical
-    meets_rule: bool  # the evidence alone qualifies it
+    critical: bool  # Priority: critical (sorts first; never a reason on its own)
+    meets_rule: bool  # the evidence qualifies it (always True since critical stopped bypassing it)
     rule: RuleProposal
     target: str
 
@@ -307,14 +307,14 @@ class ReviewPlan:
 def promote_candidates(
     entries: Sequence[Entry], today: date, policy: Policy, targets: TargetTable, openclaw: bool
 ) -> list[PromoteCandidate]:
-    """Entries that meet the promotion rule (strongest evidence first), then critical ones."""
+    """Entries that meet the promotion rule: critical ones first, then by strength of evidence."""
     found: list[PromoteCandidate] = []
     for entry in usable(entries):
         if entry.status not in PROMOTABLE_STATUSES or superseded_by(entry):
             continue
         proof = evidence(entry, today, policy.window_days)
         meets = meets_promotion_rule(proof, policy) and not is_decayed(entry, today, policy)
-        if not meets and not is_critical(entry):
+        if not meets:  # critical or not: a self-set priority proves nothing
             continue
         found.append(
             PromoteCandidate(
@@ -326,7 +326,7 @@ def promote_candidates(
                 target=default_target(entry, targets, openclaw),
             )
         )
-    found.sort(key=lambda c: (not c.meets_rule, -c.proof.occurrences, -c.proof.tasks, c.entry.id))
+    found.sort(key=lambda c: (not c.critical, -c.proof.occurrences, -c.proof.tasks, c.entry.id))
     return found
 
 

@@ -47,10 +47,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from self_improve.atomic import atomic_write
 from self_improve.errors import SelfImproveError
-from self_improve.filelock import locked
-from self_improve.paths import check_inside_root
 from self_improve.store.entry import (
     FILE_TO_KIND,
     KINDS,
@@ -486,14 +483,7 @@ def archive_files(store: Store) -> list[str]:
 
 
 def reader(store: Store) -> Reader:
-    def read(name: str) -> str:
-        try:
-            raw = (store.dir / name).read_bytes()
-        except FileNotFoundError:
-            return ""
-        return raw.decode("utf-8", "surrogateescape")
-
-    return read
+    return store.read_file
 
 
 def _write(store: Store, changes: Changes, archive_first: bool) -> None:
@@ -501,17 +491,10 @@ def _write(store: Store, changes: Changes, archive_first: bool) -> None:
     two copies (which the next run sorts out), never none."""
     ordered = sorted(changes.items(), key=lambda item: item[0].startswith(f"{ARCHIVE_DIR}/") != archive_first)
     for name, text in ordered:
-        path = store.dir / name
-        if path.parent != store.dir:
-            if path.parent.is_symlink():
-                check_inside_root(path.parent, store.root)
-            path.parent.mkdir(exist_ok=True)
-        if path.is_symlink() or path.exists():
-            check_inside_root(path, store.root)
         if text is not None:
-            atomic_write(path, text.encode("utf-8", "surrogateescape"))
-        elif path.exists():
-            os.unlink(path)
+            store.write_file(name, text)  # creates archive/ as needed, never through a link
+        else:
+            store.remove_file(name)
     directory = archive_dir(store)
     try:
         directory.rmdir()  # only succeeds when restore emptied it
@@ -520,17 +503,13 @@ def _write(store: Store, changes: Changes, archive_first: bool) -> None:
 
 
 def _check_store(store: Store) -> None:
-    store._require()
-    for kind in KINDS:
-        path = store.file_for(kind)
-        if path.is_symlink():
-            check_inside_root(path, store.root)
+    store._require()  # the trust model: no links anywhere in the store
 
 
 def archive(store: Store, entry_ids: Sequence[str], today: date) -> list[Move]:
     """Move entries into ``.learnings/archive/<year>.md`` (status ``archived``)."""
     _check_store(store)
-    with locked(store.lock_path):
+    with store.lock():
         changes, moves = archive_changes(reader(store), archive_files(store), entry_ids, today)
         _write(store, changes, archive_first=True)
     return moves
@@ -539,7 +518,7 @@ def archive(store: Store, entry_ids: Sequence[str], today: date) -> list[Move]:
 def restore(store: Store, entry_id: str) -> Move:
     """Move an archived entry back to its learnings file, at its place, with its old status."""
     _check_store(store)
-    with locked(store.lock_path):
+    with store.lock():
         changes, move = restore_changes(reader(store), archive_files(store), entry_id)
         _write(store, changes, archive_first=False)
     return move

@@ -35,9 +35,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from self_improve.atomic import atomic_write
 from self_improve.errors import SelfImproveError
-from self_improve.filelock import locked
 from self_improve.merge import absorb_entry
 from self_improve.store.archive import archive_dir
 from self_improve.store.entry import (
@@ -53,7 +51,7 @@ from self_improve.store.entry import (
 )
 from self_improve.store.ids import new_id
 from self_improve.store.similarity import similarity, tokens
-from self_improve.store.store import Store, utcnow
+from self_improve.store.store import Store, clean_text, utcnow
 
 IMPORTED_FROM = "Imported-From"
 KEEP_PROVENANCE = 20
@@ -98,6 +96,11 @@ def with_id(entry: Entry, entry_id: str) -> Entry:
     start, end = bare.index("[") + 1, bare.index("]")
     lines = (bare[:start] + entry_id + bare[end:] + eol_of(first), *entry.lines[1:])
     return Entry(lines, file=entry.file, line=entry.line)
+
+
+def _cleaned_entry(entry: Entry) -> Entry:
+    text = clean_text(entry.text)
+    return entry if text == entry.text else Entry(tuple(split_lines(text)), file=entry.file)
 
 
 def validate(entries: Sequence[Entry]) -> None:
@@ -147,7 +150,7 @@ class _Importer:
         self.keep = int(store.setting("log.max_occurrences"))
         self.threshold = float(store.setting("log.similarity_threshold"))
         self.files: dict[str, _KindFile] = {}
-        self.archived = _archived_entries(archive_dir(store))
+        self.archived = _archived_entries(store, archive_dir(store))
 
     def file(self, kind: str) -> _KindFile:
         if kind not in self.files:
@@ -224,18 +227,18 @@ class _Importer:
         for kind_file in self.files.values():
             text = kind_file.render()
             if text != kind_file.original:
-                atomic_write(kind_file.path, text.encode("utf-8", "surrogateescape"))
+                self.store.write_file(self.store.name_of(kind_file.path), text)
                 written.append(kind_file.path)
         return written
 
 
-def _archived_entries(archive: Path) -> dict[str, Entry]:
+def _archived_entries(store: Store, archive: Path) -> dict[str, Entry]:
     """Archived entries by upper-case ID (read only: the archive module owns that directory)."""
     found: dict[str, Entry] = {}
     if not archive.is_dir():
         return found
     for path in sorted(archive.glob("*.md")):
-        text = path.read_bytes().decode("utf-8", "surrogateescape")
+        text = store.read_file(store.name_of(path))
         for entry in parse_text(text).entries:
             found.setdefault(entry.id.upper(), entry)
     return found
@@ -244,11 +247,15 @@ def _archived_entries(archive: Path) -> dict[str, Entry]:
 def import_entries(
     store: Store, incoming: Iterable[Entry], *, dry_run: bool = False, now: datetime | None = None
 ) -> tuple[ImportOutcome, ...]:
-    """Merge each entry into the store (module docstring); one lock, one atomic write per file."""
-    entries = list(incoming)
+    """Merge each entry into the store (module docstring); one lock, one atomic write per file.
+
+    Imported text is somebody else's: each entry's lines go through the store's ``clean_text``
+    (secrets redacted, surrogates replaced) before anything is merged.
+    """
+    entries = [_cleaned_entry(entry) for entry in incoming]
     validate(entries)
     store._require()
-    with locked(store.lock_path):
+    with store.lock():
         importer = _Importer(store, now or utcnow())
         outcomes = tuple(importer.add(entry) for entry in entries)
         if not dry_run:

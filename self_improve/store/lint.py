@@ -1,4 +1,5 @@
-"""Malformed entries, as ``file:line: reason``. Reads only; never fixes anything."""
+"""Malformed entries and unresolved merges, as ``file:line: reason``. Reads only; never fixes
+anything."""
 
 from __future__ import annotations
 
@@ -12,6 +13,10 @@ _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 # Bytes that were not UTF-8 come back from surrogateescape decoding as lone surrogates.
 _UNDECODABLE = re.compile("[\udc80-\udcff]")
 _TASK = re.compile(r"^[0-9a-f]{4,64}$|^-$")
+# git's conflict markers (conflict-marker-size 7): "<<<<<<< ours", "||||||| base" (diff3),
+# "=======", ">>>>>>> theirs". The separator is also a Markdown setext underline, so it counts
+# only between an opening marker and its closing one.
+_OPENING, _BASE, _SEPARATOR, _CLOSING = "<<<<<<<", "|||||||", "=======", ">>>>>>>"
 
 
 @dataclass(frozen=True)
@@ -91,3 +96,29 @@ def lint_texts(files: Iterable[tuple[str, str, str | None]]) -> list[Problem]:
     return problems
 
 
+
+
+def _marker_at(line: str, marker: str) -> bool:
+    return line.startswith(marker) and (len(line) == len(marker) or line[len(marker)] in " \t")
+
+
+def conflict_markers(text: str, file: str) -> list[Problem]:
+    """git conflict markers left in a learnings file (a merge committed unresolved), outside
+    fenced code: each marker line, as ``file:line: reason``."""
+    problems: list[Problem] = []
+    fences = FenceTracker()
+    in_conflict = False
+    for number, line in enumerate(text.split("\n"), 1):
+        bare = strip_eol(line)
+        if fences.inside_after(bare):
+            continue
+        if _marker_at(bare, _OPENING):
+            marker, in_conflict = _OPENING, True
+        elif _marker_at(bare, _CLOSING):
+            marker, in_conflict = _CLOSING, False
+        elif in_conflict and (_marker_at(bare, _BASE) or bare.rstrip(" \t") == _SEPARATOR):
+            marker = bare[:7]
+        else:
+            continue
+        problems.append(Problem(file, number, f"git conflict marker {marker} (a merge left unresolved): keep the right text, remove the markers"))
+    return problems

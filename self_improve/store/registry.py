@@ -40,7 +40,12 @@ def note_project(root: Path) -> None:
 
 
 def projects_with_key(kind: str, pattern_key: str, exclude: Path) -> list[Path]:
-    """Other registered projects whose store has an entry of this kind with this Pattern-Key."""
+    """Other registered projects whose store has an entry of this kind with this Pattern-Key.
+
+    Each store is checked against the trust model first; one that breaks it, or that cannot be
+    read at once (a FIFO is refused, never waited on), is skipped.
+    """
+    from self_improve.errors import SelfImproveError
     from self_improve.store.store import Store
 
     found = []
@@ -49,9 +54,11 @@ def projects_with_key(kind: str, pattern_key: str, exclude: Path) -> list[Path]:
         if root.resolve() == here:
             continue
         try:
-            if Store(root).with_pattern_key(kind, pattern_key):
+            store = Store(root)
+            store.check_trusted()
+            if store.with_pattern_key(kind, pattern_key):
                 found.append(root)
-        except (OSError, ValueError):
+        except (OSError, ValueError, SelfImproveError):
             continue
     return found
 

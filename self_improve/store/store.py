@@ -19,10 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from self_improve import config as config_mod
-from self_improve.atomic import append_durable, atomic_write
 from self_improve.errors import SelfImproveError, UsageError
-from self_improve.filelock import locked
-from self_improve.paths import LEARNINGS_DIR, check_inside_root
+from self_improve.paths import LEARNINGS_DIR
 from self_improve.paths_fast import LAST_SESSION, STATE_DIR
 from self_improve.store import occurrences as occ
 from self_improve.store.entry import (
@@ -41,6 +39,7 @@ from self_improve.store.entry import (
 from self_improve.store.ids import new_id
 from self_improve.store.similarity import similarity, tokens
 from self_improve.store.tasks import task_hash
+from self_improve.store.trust import StoreDir, UntrustedStore, is_safe_listed, tree_problems
 
 HEADERS: dict[str, str] = {
     "learning": "# Learnings\n\nCorrections, insights, and knowledge gaps captured during development.\n\n"
@@ -69,6 +68,9 @@ class LogRequest:
     excerpt: str = ""
     see_also: str = ""
     now: datetime | None = None
+    # Who records it, for the provenance ledger: "hook", "import"; "" = the CLI (then "agent"
+    # when it runs inside an agent session, else "cli").
+    logged_by: str = ""
 
 
 @dataclass(frozen=True)
@@ -110,6 +112,8 @@ class Store:
         self.state_dir = self.dir / STATE_DIR
         self.scope = "project" if learnings_dir is None else "user"
         self._config = config
+        self._fs: StoreDir | None = None
+        self._trusted = False
 
     @classmethod
     def user(cls) -> Store:
@@ -126,7 +130,7 @@ class Store:
     @property
     def config(self) -> dict[str, Any]:
         if self._config is None:
-            self._config = config_mod.load(self.dir)
+            self._config = config_mod.load(self.dir, trusted=self.scope == "user")
             if self.scope == "user":
                 self._config = _user_scope_targets(self._config, config_mod.read_user_config(config_mod.config_path(self.dir)))
         return self._config
@@ -148,52 +152,79 @@ class Store:
         except ValueError:
             return str(path)
 
+    @property
+    def fs(self) -> StoreDir:
+        """The store's files, opened without following links (``store/trust.py``)."""
+        if self._fs is None:
+            safe = config_mod.user_setting("trust.safe_directories")
+            self._fs = StoreDir(str(self.dir), owner_ok=is_safe_listed(str(self.dir), safe if isinstance(safe, list) else []))
+        return self._fs
+
+    def name_of(self, path: Path) -> str:
+        """``path`` relative to the store directory, for ``fs`` (``ERRORS.md``, ``archive/2026.md``)."""
+        return Path(path).absolute().relative_to(self.dir).as_posix()
+
+    def lock(self) -> Any:
+        """The one exclusive lock every writer of this store holds."""
+        return self.fs.lock(".lock")
+
+    def read_file(self, name: str) -> str:
+        """A store file's text ("" when absent); undecodable bytes survive through surrogateescape."""
+        raw = self._guarded(lambda: self.fs.read(name))
+        return raw.decode("utf-8", "surrogateescape") if raw else ""
+
+    def write_file(self, name: str, text: str) -> None:
+        self._guarded(lambda: self.fs.replace(name, text.encode("utf-8", "surrogateescape")))
+
+    def _guarded(self, operation: Callable[[], Any]) -> Any:
+        try:
+            return operation()
+        except UntrustedStore as exc:
+            raise self._refusal(str(exc)) from None
+
+    def _refusal(self, problem: str) -> SelfImproveError:
+        shown = problem.replace(f"{self.root}{os.sep}", "") if self.scope == "project" else problem
+        return SelfImproveError(f"refusing to use {self.relative(self.dir)}/: {shown} (see README, Trust)")
+
+    def remove_file(self, name: str) -> None:
+        """Delete a store file (a regular file only; absent is fine)."""
+        self._guarded(lambda: self.fs.remove(name))
+
+    def check_trusted(self) -> None:
+        """The trust model, checked once per Store: the directory, then every file below it."""
+        if self._trusted:
+            return
+        self._guarded(self.fs.check)
+        problems = tree_problems(str(self.dir), owner_ok=self.fs.owner_ok)
+        if problems:
+            more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+            raise self._refusal(problems[0] + more)
+        self._trusted = True
+
     def _require(self) -> None:
-        if not self.exists():
+        if not self.dir.is_dir() and not self.dir.is_symlink():
             raise SelfImproveError(f"no {LEARNINGS_DIR}/ in {self.root}: run `self-improve init` first")
-        if self.scope == "project":
-            check_inside_root(self.dir, self.root)
+        self.check_trusted()
 
     # ---- init -------------------------------------------------------------------------------
     def init(self) -> list[Path]:
         """Create ``.learnings/`` and only the files that are missing. Never modifies a file."""
-        if self.scope == "project":
-            check_inside_root(self.dir, self.root)
-        if self.dir.is_symlink() and not self.dir.exists():
-            raise SelfImproveError(f"refusing to write {self.dir}: it is a dangling symlink")
         created: list[Path] = []
-        if not self.dir.is_dir():
+        if not self.dir.is_dir() and not self.dir.is_symlink():
             self.dir.mkdir(parents=self.scope == "user")
             created.append(self.dir)
+        self.check_trusted()  # a link (dangling or not) where the store should be is refused here
         wanted = [(self.file_for(kind), HEADERS[kind]) for kind in KINDS]
         wanted.append((self.dir / ".gitignore", GITIGNORE))
-        for path, _ in wanted:  # check everything before writing anything
-            if path.is_symlink():
-                check_inside_root(path, self.root)
-        for path, content in wanted:
-            if path.is_symlink() or path.exists():
-                continue
-            with locked(self.lock_path):
-                try:
-                    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-                except FileExistsError:
-                    continue
-                try:
-                    os.write(fd, content.encode("utf-8"))
-                    os.fsync(fd)
-                finally:
-                    os.close(fd)
-                created.append(path)
+        with self.lock():
+            for path, content in wanted:
+                if self._guarded(lambda: self.fs.create(self.name_of(path), content.encode("utf-8"))):
+                    created.append(path)
         return created
 
     # ---- reading -----------------------------------------------------------------------------
     def _read_text(self, path: Path) -> str:
-        try:
-            raw = path.read_bytes()
-        except FileNotFoundError:
-            return ""
-        # surrogateescape keeps undecodable bytes, so a rewrite gives them back unchanged.
-        return raw.decode("utf-8", "surrogateescape")
+        return self.read_file(self.name_of(path))
 
     def parse(self, kind: str) -> LearningsFile:
         path = self.file_for(kind)
@@ -225,20 +256,35 @@ class Store:
     # ---- sessions seen by the hooks (hook_state writes the file, off the store's imports) ------
     def last_session(self) -> str:
         try:
-            return (self.state_dir / LAST_SESSION).read_text(encoding="utf-8").strip()
+            raw = self.fs.read(f"{STATE_DIR}/{LAST_SESSION}", limit=4096)
+            return raw.decode("utf-8").strip() if raw else ""
         except (OSError, UnicodeDecodeError):
             return ""
 
     # ---- writing ---------------------------------------------------------------------------
     def _check_writable(self, path: Path) -> None:
         self._require()
-        if path.is_symlink():
-            check_inside_root(path, self.root)
-        if not path.exists():
+        if not self.fs.is_file(self.name_of(path)):
             raise SelfImproveError(f"{self.relative(path)} is missing: run `self-improve init`")
 
     def log(self, request: LogRequest) -> LogResult:
-        """The delta operation: merge one occurrence into a matching active entry, or append one."""
+        """The delta operation: merge one occurrence into a matching active entry, or append one;
+        then note it in this machine's provenance ledger (``store/provenance.py``)."""
+        from dataclasses import replace
+
+        from self_improve.store import provenance
+
+        now = request.now or utcnow()
+        request = replace(request, now=now, session=request.session or self.last_session())
+        request = cleaned(request)
+        result = self._log_delta(request)
+        provenance.record(
+            os.fspath(self.root), result.entry_id, now.strftime("%Y-%m-%d"), task_hash(request.session),
+            request.logged_by, created=result.created, action=request.action,
+        )
+        return result
+
+    def _log_delta(self, request: LogRequest) -> LogResult:
         _validate(request)
         path = self.file_for(request.kind)
         self._check_writable(path)
@@ -249,7 +295,8 @@ class Store:
         now = request.now or utcnow()
         session = request.session or self.last_session()
         occurrence = occ.Occurrence(now.strftime("%Y-%m-%d"), task_hash(session))
-        with locked(self.lock_path):
+        name = self.name_of(path)
+        with self.lock():
             text = self._read_text(path)
             scan = _FileScan(text, tokens(request.summary))
             match = self._find_match(scan, request)
@@ -257,7 +304,7 @@ class Store:
                 start, end = match
                 entry = Entry(tuple(_split(text[start:end])), file=self.relative(path))
                 updated = merge_occurrence(entry, request, occurrence, self.setting("log.max_occurrences"))
-                atomic_write(path, (text[:start] + updated.text + text[end:]).encode("utf-8", "surrogateescape"))
+                self.write_file(name, text[:start] + updated.text + text[end:])
                 return LogResult(updated.id, False, updated.recurrence_count, occ.distinct_tasks(updated.occurrences), self.relative(path))
             entry_id = new_id(request.kind, now, _IdsIn(text))
             eol = "\r\n" if text.count("\r\n") * 2 > text.count("\n") else "\n"
@@ -268,7 +315,7 @@ class Store:
                 prefix = eol + eol
             elif text and not text.endswith(eol + eol) and text.strip():
                 prefix = eol
-            append_durable(path, (prefix + body).encode("utf-8", "surrogateescape"))
+            self._guarded(lambda: self.fs.append(name, (prefix + body).encode("utf-8", "surrogateescape")))
             return LogResult(entry_id, True, 1, 1 if occurrence.task != "-" else 0, self.relative(path))
 
     def _find_match(self, scan: _FileScan, request: LogRequest) -> tuple[int, int] | None:
@@ -315,7 +362,7 @@ class Store:
         kind = found[0]
         path = self.file_for(kind)
         self._check_writable(path)
-        with locked(self.lock_path):
+        with self.lock():
             parsed = self.parse(kind)  # re-read under the lock: another writer may have been first
             for index, entry in enumerate(parsed.entries):
                 if entry.id.upper() == found[1].id.upper():
@@ -326,8 +373,7 @@ class Store:
             if new.text != entry.text:
                 entries = list(parsed.entries)
                 entries[index] = new
-                rendered = LearningsFile(parsed.preamble, tuple(entries)).render()
-                atomic_write(path, rendered.encode("utf-8", "surrogateescape"))
+                self.write_file(self.name_of(path), LearningsFile(parsed.preamble, tuple(entries)).render())
             return new
 
     def remove_entries(self, kind: str, ids: Iterable[str]) -> list[Entry]:
@@ -335,12 +381,12 @@ class Store:
         wanted = {i.upper() for i in ids}
         path = self.file_for(kind)
         self._check_writable(path)
-        with locked(self.lock_path):
+        with self.lock():
             parsed = self.parse(kind)
             kept = tuple(e for e in parsed.entries if e.id.upper() not in wanted)
             removed = [e for e in parsed.entries if e.id.upper() in wanted]
             if removed:
-                atomic_write(path, LearningsFile(parsed.preamble, kept).render().encode("utf-8", "surrogateescape"))
+                self.write_file(self.name_of(path), LearningsFile(parsed.preamble, kept).render())
             return removed
 
 
@@ -455,6 +501,28 @@ class _IdsIn:
         header = rf"##[ \t]+\[[ \t]*{re.escape(str(candidate))}[ \t]*\]"
         # "\n" first: a literal start lets re search at C speed instead of trying every line.
         return re.search(rf"(?i)\n{header}", self.text) is not None or re.match(rf"(?i){header}", self.text) is not None
+
+
+_FREE_TEXT = ("summary", "details", "action", "excerpt", "area", "files", "tags", "source", "see_also", "category")
+
+
+def clean_text(text: str) -> str:
+    """What may be stored of a free text: lone surrogates replaced (so every file stays UTF-8),
+    then every secret redacted (``detect/redact.py``). Idempotent."""
+    from self_improve.detect.redact import redact
+
+    if any("\ud800" <= ch <= "\udfff" for ch in text):
+        text = "".join("\ufffd" if "\ud800" <= ch <= "\udfff" else ch for ch in text)
+    return redact(text)
+
+
+def cleaned(request: LogRequest) -> LogRequest:
+    """The request with every free-text field through ``clean_text``: whatever the agent or a
+    hook passes, the store never keeps a secret, whichever field it came in."""
+    from dataclasses import replace
+
+    changes = {name: clean_text(getattr(request, name)) for name in _FREE_TEXT if getattr(request, name)}
+    return replace(request, **changes)
 
 
 def _validate(request: LogRequest) -> None:

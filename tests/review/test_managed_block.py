@@ -8,6 +8,7 @@ bytes. To regenerate the ``.after.md`` files after an intended format change, ru
 
 from __future__ import annotations
 
+import hashlib
 import os
 import stat
 from collections.abc import Callable
@@ -20,6 +21,7 @@ from hypothesis import strategies as st
 
 from self_improve.review.managed_block import (
     OPENCLAW_MARKER,
+    BlockScan,
     ManagedBlockError,
     Rule,
     check_occupied,
@@ -28,8 +30,10 @@ from self_improve.review.managed_block import (
     has_rule,
     javascript_length,
     list_rules,
+    rehash,
     remove_block,
     remove_rule,
+    scan_rules,
     upsert_block,
     upsert_rule,
 )
@@ -44,6 +48,17 @@ LINT_RULE = "Run `make lint` before `make test`: the linter regenerates stubs."
 
 BEGIN = "<!-- self-improve:begin (managed by `self-improve review`; edit the rules there) -->"
 END = "<!-- self-improve:end -->"
+
+
+def sha(*inner: str) -> str:
+    """The hash a begin marker must carry for these inner lines, computed here on its own (not
+    with the module's code): SHA-256 of the lines joined by LF, first 8 hex digits."""
+    return hashlib.sha256("\n".join(inner).encode()).hexdigest()[:8]
+
+
+def hashed(begin: str, *inner: str) -> str:
+    """``begin`` (a begin marker without a hash) with the hash of ``inner``."""
+    return begin.removesuffix(" -->") + f" sha:{sha(*inner)} -->"
 
 REMINDER = (
     "## Self-Improvement Reminder\n"
@@ -159,8 +174,10 @@ def test_golden_files_have_no_orphans() -> None:
 
 def test_the_documented_block_format_exactly() -> None:
     assert upsert_rule("", PNPM_ID, PNPM_RULE) == (
-        f"{BEGIN}\n## Learned rules\n- {PNPM_RULE} <!-- {PNPM_ID} -->\n{END}\n"
+        "<!-- self-improve:begin (managed by `self-improve review`; edit the rules there) sha:d38661c2 -->\n"
+        f"## Learned rules\n- {PNPM_RULE} <!-- {PNPM_ID} -->\n{END}\n"
     )
+    assert sha("## Learned rules", f"- {PNPM_RULE} <!-- {PNPM_ID} -->") == "d38661c2"
 
 
 def test_occupied_reason_and_size_limit_of_the_golden_inputs() -> None:
@@ -197,28 +214,25 @@ def test_removing_an_absent_id_returns_the_text_unchanged() -> None:
 
 def test_new_bullet_goes_after_the_last_bullet_not_after_other_lines() -> None:
     text = f"{BEGIN}\n## Learned rules\n- {PNPM_RULE} <!-- {PNPM_ID} -->\n\n{END}\n"
-    assert upsert_rule(text, LINT_ID, LINT_RULE) == (
-        f"{BEGIN}\n## Learned rules\n- {PNPM_RULE} <!-- {PNPM_ID} -->\n"
-        f"- {LINT_RULE} <!-- {LINT_ID} -->\n\n{END}\n"
-    )
+    inner = ("## Learned rules", f"- {PNPM_RULE} <!-- {PNPM_ID} -->", f"- {LINT_RULE} <!-- {LINT_ID} -->", "")
+    assert upsert_rule(text, LINT_ID, LINT_RULE) == f"{hashed(BEGIN, *inner)}\n" + "\n".join(inner) + f"\n{END}\n"
 
 
 def test_hand_copied_duplicate_bullets_collapse_on_upsert_and_all_go_on_remove() -> None:
     bullet = f"- old <!-- {PNPM_ID} -->\n"
     text = f"{BEGIN}\n## Learned rules\n{bullet}- keep <!-- {LINT_ID} -->\n{bullet}{END}\n"
-    assert upsert_rule(text, PNPM_ID, "new") == (
-        f"{BEGIN}\n## Learned rules\n- new <!-- {PNPM_ID} -->\n- keep <!-- {LINT_ID} -->\n{END}\n"
-    )
-    assert remove_rule(text, PNPM_ID) == (
-        f"{BEGIN}\n## Learned rules\n- keep <!-- {LINT_ID} -->\n{END}\n"
-    )
+    upserted = ("## Learned rules", f"- new <!-- {PNPM_ID} -->", f"- keep <!-- {LINT_ID} -->")
+    assert upsert_rule(text, PNPM_ID, "new") == f"{hashed(BEGIN, *upserted)}\n" + "\n".join(upserted) + f"\n{END}\n"
+    removed = ("## Learned rules", f"- keep <!-- {LINT_ID} -->")
+    assert remove_rule(text, PNPM_ID) == f"{hashed(BEGIN, *removed)}\n" + "\n".join(removed) + f"\n{END}\n"
 
 
 def test_mixed_line_endings_keep_each_existing_line_ending() -> None:
     # CRLF block inside a mostly-LF file: the block's own ending wins, so re-runs are stable.
     text = f"a\nb\nc\n\r\n{BEGIN}\r\n## Learned rules\r\n- x <!-- {PNPM_ID} -->\r\n{END}\r\n"
     updated = upsert_rule(text, LINT_ID, "y")
-    assert updated == text.replace(f"{END}", f"- y <!-- {LINT_ID} -->\r\n{END}")
+    stamped = hashed(BEGIN, "## Learned rules", f"- x <!-- {PNPM_ID} -->", f"- y <!-- {LINT_ID} -->")
+    assert updated == text.replace(f"{END}", f"- y <!-- {LINT_ID} -->\r\n{END}").replace(BEGIN, stamped)
     assert remove_rule(remove_rule(updated, LINT_ID), PNPM_ID) == "a\nb\nc\n"
 
 
@@ -257,8 +271,9 @@ def test_rules_and_openclaw_reminder_share_a_file_without_touching_each_other() 
 
 def test_marker_names_are_parameters() -> None:
     text = upsert_rule("x\n", PNPM_ID, "r", marker_name="team-rules")
+    team_begin = "<!-- team-rules:begin (managed by `self-improve review`; edit the rules there) -->"
     assert text == (
-        "x\n\n<!-- team-rules:begin (managed by `self-improve review`; edit the rules there) -->\n"
+        f"x\n\n{hashed(team_begin, '## Learned rules', f'- r <!-- {PNPM_ID} -->')}\n"
         f"## Learned rules\n- r <!-- {PNPM_ID} -->\n<!-- team-rules:end -->\n"
     )
     assert list_rules(text) == []  # the default marker does not see another marker's block
@@ -299,6 +314,105 @@ def test_fits_limit_counts_like_javascript() -> None:
     assert javascript_length("🧠") == 2  # astral characters are two UTF-16 code units
     assert not fits_limit("🧠" * 10_001)
     assert fits_limit("abc", limit=3)
+
+
+# --------------------------------------------------------------------------- the content hash
+
+RULES = ("## Learned rules", f"- {PNPM_RULE} <!-- {PNPM_ID} -->")
+LEGACY = f"# Notes\n\n{BEGIN}\n" + "\n".join(RULES) + f"\n{END}\n"  # written before blocks were hashed
+
+
+def test_a_block_without_a_hash_parses_and_is_hashed_on_its_next_edit() -> None:
+    scan = scan_rules(LEGACY)
+    assert [(b.stored_hash, b.actual_hash, b.edited_by_hand) for b in scan.blocks] == [(None, sha(*RULES), False)]
+    assert list_rules(LEGACY) == [Rule(PNPM_ID, PNPM_RULE, 5)]
+    added = upsert_rule(LEGACY, LINT_ID, LINT_RULE)
+    inner = (*RULES, f"- {LINT_RULE} <!-- {LINT_ID} -->")
+    assert added == f"# Notes\n\n{hashed(BEGIN, *inner)}\n" + "\n".join(inner) + f"\n{END}\n"
+    assert remove_rule(added, LINT_ID) == LEGACY.replace(BEGIN, hashed(BEGIN, *RULES))
+
+
+def test_every_edit_rewrites_the_hash_and_a_crlf_checkout_is_not_an_edit() -> None:
+    text = upsert_rule("# Notes\n", PNPM_ID, PNPM_RULE)
+    assert scan_rules(text).blocks[0].stored_hash == sha(*RULES)
+    crlf = text.replace("\n", "\r\n")
+    assert [b.edited_by_hand for b in scan_rules(crlf).blocks] == [False]
+    two = upsert_rule(crlf, LINT_ID, LINT_RULE)
+    assert scan_rules(two).blocks[0].stored_hash == sha(*RULES, f"- {LINT_RULE} <!-- {LINT_ID} -->")
+    assert two.count("\r\n") == two.count("\n")  # the hash did not change a line ending
+
+
+def test_a_hand_edit_keeps_its_stale_hash_through_our_edits_until_rehashed() -> None:
+    ours = upsert_rule(upsert_rule("# Notes\n", PNPM_ID, PNPM_RULE), LINT_ID, LINT_RULE)
+    stored = scan_rules(ours).blocks[0].stored_hash
+    edited = ours.replace(PNPM_RULE, "Use yarn.")
+    assert [b.edited_by_hand for b in scan_rules(edited).blocks] == [True]
+    third = "LRN-20261201-c3d"
+    for changed in (upsert_rule(edited, third, "x"), remove_rule(edited, LINT_ID), upsert_rule(edited, LINT_ID, "y")):
+        (block,) = scan_rules(changed).blocks
+        assert (block.stored_hash, block.edited_by_hand) == (stored, True)
+        assert "- Use yarn. <!-- LRN-20261129-a7b -->" in changed  # the user's text is kept
+    accepted = rehash(edited)
+    assert accepted == edited.replace(f"sha:{stored}", f"sha:{sha('## Learned rules', f'- Use yarn. <!-- {PNPM_ID} -->', f'- {LINT_RULE} <!-- {LINT_ID} -->')}")
+    assert [b.edited_by_hand for b in scan_rules(accepted).blocks] == [False]
+    assert rehash(accepted) == accepted
+    # Retiring every rule removes the block, stale or not, and gives the user's text back.
+    assert remove_rule(remove_rule(edited, LINT_ID), PNPM_ID) == "# Notes\n"
+
+
+def test_rehash_keeps_every_other_byte_and_refuses_damage() -> None:
+    assert rehash("no block\n") == "no block\n"
+    odd = "\ufeff<!-- self-improve:begin-->\r\n- a <!-- LRN-20261129-a7b -->\r\n<!-- self-improve:end -->"
+    assert rehash(odd) == odd.replace("begin-->", f"begin sha:{sha('- a <!-- LRN-20261129-a7b -->')} -->")
+    assert rehash(LEGACY, marker_name="team-rules") == LEGACY
+    with pytest.raises(ManagedBlockError) as refused:
+        rehash(f"{BEGIN}\n")
+    assert str(refused.value) == "damaged self-improve markers: begin marker on line 1 has no end marker; fix them by hand"
+
+
+def test_a_long_run_of_spaces_in_a_begin_marker_is_handled() -> None:
+    # Read with string operations: a regex with an optional run of spaces before "sha:" would
+    # backtrack quadratically on this line, which a repository can ship.
+    begin = "<!-- self-improve:begin" + " " * 200_000 + "x -->"
+    text = f"{begin}\n- a <!-- {PNPM_ID} -->\n{END}\n"
+    (block,) = scan_rules(text).blocks
+    assert block.stored_hash is None
+    assert rehash(text).startswith(begin.removesuffix(" -->") + f" sha:{sha(f'- a <!-- {PNPM_ID} -->')} -->\n")
+
+
+def test_upsert_block_hashes_the_rules_marker_only() -> None:
+    body = "## Learned rules\n- r <!-- LRN-20261129-a7b -->\n"
+    merged = upsert_block("", body, marker_name="self-improve", note="(managed) sha:00000000")
+    assert merged == (
+        f"<!-- self-improve:begin (managed) sha:{sha('## Learned rules', '- r <!-- LRN-20261129-a7b -->')} -->\n"
+        f"{body}{END}\n"
+    )
+    assert upsert_block("", "x\n") == f"<!-- {OPENCLAW_MARKER}:begin -->\nx\n<!-- {OPENCLAW_MARKER}:end -->\n"
+
+
+DAMAGE_LINES = [
+    ("lone-begin", f"# x\n{BEGIN}\n", 2),
+    ("lone-end", f"# x\n- a <!-- {PNPM_ID} -->\n{END}\n", 3),
+    ("end-before-begin", f"{END}\n# x\n{BEGIN}\n", 1),
+    ("nested-begin", f"{BEGIN}\n{BEGIN}\n{END}\n{END}\n", 2),
+    ("two-blocks", f"{BEGIN}\n{END}\n\n# x\n\n{BEGIN}\n{END}\n", 6),
+]
+
+
+@pytest.mark.parametrize("name, text, line", DAMAGE_LINES, ids=[case[0] for case in DAMAGE_LINES])
+def test_scan_reports_damage_with_its_line_and_never_raises(name: str, text: str, line: int) -> None:
+    scan = scan_rules(text)
+    assert scan.damage_line == line
+    with pytest.raises(ManagedBlockError) as refused:
+        list_rules(text)
+    assert scan.damage == str(refused.value)
+
+
+def test_scan_lists_rule_ids_outside_fences_even_when_damaged() -> None:
+    text = f"{BEGIN}\n- a <!-- {PNPM_ID} -->\n```\n- b <!-- {LINT_ID} -->\n```\n"
+    scan = scan_rules(text)
+    assert (scan.damage_line, scan.blocks, scan.loose_ids) == (1, (), frozenset({PNPM_ID}))
+    assert scan_rules("# x\n") == BlockScan(blocks=(), damage_line=None, damage="", loose_ids=frozenset())
 
 
 # --------------------------------------------------------------------------- refusals
@@ -499,7 +613,7 @@ def test_dry_run_writes_nothing_and_returns_a_unified_diff(tmp_path: Path) -> No
         "\\ No newline at end of file\n"
         "+# Notes\n"
         "+\n"
-        f"+{BEGIN}\n"
+        f"+{hashed(BEGIN, '## Learned rules', f'- {PNPM_RULE} <!-- {PNPM_ID} -->')}\n"
         "+## Learned rules\n"
         f"+- {PNPM_RULE} <!-- {PNPM_ID} -->\n"
         f"+{END}\n"
@@ -701,7 +815,15 @@ def test_replacing_a_rule_changes_only_its_bullet_line(
     entry_id = data.draw(st.sampled_from(list(rules)))
     replaced = upsert_rule(promoted, entry_id, new_rule)
     old_line = f"- {rules[entry_id]} <!-- {entry_id} -->"
-    assert replaced == promoted.replace(old_line, f"- {new_rule} <!-- {entry_id} -->", 1)
+    new_line = f"- {new_rule} <!-- {entry_id} -->"
+    # The bullet line and the hash in the begin marker change; nothing else does.
+    (block,) = scan_rules(promoted).blocks
+    (new_block,) = scan_rules(replaced).blocks
+    begin_before = promoted.split("\n")[block.begin_line - 1]
+    new_content = [new_line if line == old_line else line for line in block.content]
+    begin_after = begin_before.replace(f"sha:{sha(*block.content)}", f"sha:{sha(*new_content)}")
+    assert replaced == promoted.replace(old_line, new_line, 1).replace(begin_before, begin_after, 1)
+    assert not new_block.edited_by_hand
 
 
 _bodies = st.lists(st.one_of(_free_line, _markdown_line), max_size=5).map("\n".join)

@@ -25,6 +25,7 @@ from self_improve.review.policy import (
     retire_candidates,
     rule_problem,
 )
+from self_improve.store import provenance
 from self_improve.store.entry import Entry, parse_text
 from self_improve.store.store import HEADERS, Store
 
@@ -89,6 +90,17 @@ def entry_text(
 
 def entry(*args: object, **kwargs: object) -> Entry:
     return parse_text(entry_text(*args, **kwargs)).entries[0]  # type: ignore[arg-type]
+
+
+def record_here(root: Path, *entry_ids: str, who: str = "hook") -> None:
+    """As if this machine had logged these entries (all of them when none is named): each
+    occurrence and the fix in the provenance ledger, as ``Store.log`` records them."""
+    for item in Store(root).entries():
+        if entry_ids and item.id not in entry_ids:
+            continue
+        for n, occurrence in enumerate(item.occurrences):
+            action = item.suggested_action if n == len(item.occurrences) - 1 else ""
+            provenance.record(str(root), item.id, occurrence.date, occurrence.task, who, created=n == 0, action=action)
 
 
 def write_project(root: Path, texts: Iterable[str]) -> Store:
@@ -166,13 +178,39 @@ def test_reference_format_entry_cannot_prove_two_tasks() -> None:
     assert promoted_ids([reference]) == []
 
 
-def test_critical_entries_are_listed_whatever_their_evidence_and_flagged() -> None:
-    critical = entry("ERR-20260301-aaa", priority="critical", action="Do X", recurrence=1, last_seen=400)
-    strong = entry("ERR-20260301-bbb", action="Do Y", occurrences=[(3, "t1"), (2, "t2"), (1, "t3")])
-    found = promote_candidates([critical, strong], TODAY, POLICY, TARGETS, False)
+def test_a_self_set_critical_does_not_bypass_the_evidence_rule() -> None:
+    # Finding 6: `log --priority critical` made a candidate of one occurrence. Anyone sets it.
+    once = entry("ERR-20260301-aaa", priority="critical", action="Do X", occurrences=[(1, "t1")])
+    old = entry("ERR-20260301-bbb", priority="critical", action="Do X", recurrence=1, last_seen=400)
+    reference = entry("ERR-20260301-ccc", priority="critical", action="Do X", recurrence=9, last_seen=1)
+    assert promoted_ids([once, old, reference]) == []
+
+
+@pytest.mark.parametrize(
+    ("occurrences", "listed"),
+    [
+        ([(3, "t1"), (2, "t2")], False),  # 2 occurrences: one short
+        ([(3, "t1"), (2, "t1"), (1, "t1")], False),  # 3 occurrences, 1 task: one task short
+        ([(31, "t1"), (2, "t2"), (1, "t1")], False),  # day 31 does not count
+        ([(30, "t1"), (2, "t2"), (1, "t1")], True),  # day 30 does
+        ([(3, "t1"), (2, "t2"), (1, "t1")], True),
+    ],
+    ids=["two-occurrences", "one-task", "day-31", "day-30", "meets"],
+)
+def test_critical_meets_the_same_boundaries_as_any_entry(occurrences: list[tuple[int, str]], listed: bool) -> None:
+    critical = entry("ERR-20260301-aaa", priority="critical", action="Do X", occurrences=occurrences)
+    plain = entry("ERR-20260301-bbb", priority="medium", action="Do X", occurrences=occurrences)
+    assert promoted_ids([critical]) == (["ERR-20260301-aaa"] if listed else [])
+    assert promoted_ids([plain]) == (["ERR-20260301-bbb"] if listed else [])
+
+
+def test_critical_only_sorts_first_and_is_flagged() -> None:
+    critical = entry("ERR-20260301-aaa", priority="critical", action="Do X", occurrences=[(3, "t1"), (2, "t2"), (1, "t1")])
+    strong = entry("ERR-20260301-bbb", action="Do Y", occurrences=[(5, "t1"), (4, "t2"), (3, "t3"), (2, "t4"), (1, "t5")])
+    found = promote_candidates([strong, critical], TODAY, POLICY, TARGETS, False)
     assert [(c.entry.id, c.critical, c.meets_rule) for c in found] == [
+        ("ERR-20260301-aaa", True, True),
         ("ERR-20260301-bbb", False, True),
-        ("ERR-20260301-aaa", True, False),
     ]
 
 

@@ -21,9 +21,11 @@ from hypothesis import strategies as st
 from self_improve.commands.promote import promote_entry
 from self_improve.commands.retire import retire_entry
 from self_improve.errors import SelfImproveError
+from self_improve.review.managed_block import rehash
 from self_improve.store.store import Store
 from tests.helpers import run_cli, tree_hash
 from tests.review.test_policy import entry_text, write_project
+from tests.review.test_review_cli import user_config
 
 GOLDEN = Path(__file__).parent / "golden"
 UPDATE_GOLDEN = os.environ.get("SELF_IMPROVE_UPDATE_GOLDEN") == "1"
@@ -140,13 +142,11 @@ def test_dry_run_prints_the_diff_and_changes_nothing(project: Path) -> None:
     result = run_cli("promote", PYTEST, "--dry-run", cwd=project)
     assert result.returncode == 0, result.stderr
     assert tree_hash(project) == before
+    block = rehash(f"{BEGIN}\n## Learned rules\n- Run `python -m pytest` so the root is on sys.path. <!-- {PYTEST} -->\n{END}\n")
     assert result.stdout.startswith(
         "--- /dev/null\n+++ b/CLAUDE.md\n@@ -0,0 +1,4 @@\n"
-        "+<!-- self-improve:begin (managed by `self-improve review`; edit the rules there) -->\n"
-        "+## Learned rules\n"
-        f"+- Run `python -m pytest` so the root is on sys.path. <!-- {PYTEST} -->\n"
-        "+<!-- self-improve:end -->\n"
-        "--- a/.learnings/ERRORS.md\n+++ b/.learnings/ERRORS.md\n"
+        + "".join(f"+{line}\n" for line in block.splitlines())
+        + "--- a/.learnings/ERRORS.md\n+++ b/.learnings/ERRORS.md\n"
     )
     assert "-**Status**: pending\n+**Status**: promoted\n+**Promoted**: CLAUDE.md\n" in result.stdout
 
@@ -174,15 +174,26 @@ def test_approval_on_a_terminal_asks(project: Path) -> None:
     assert result.stdout == (
         "rule:   Use `pnpm install`, not npm: this repo is a pnpm workspace.\n"
         "target: CLAUDE.md\n"
+        "provenance: not logged on this machine (it arrived in a commit, or predates provenance records); "
+        "no occurrence history; its fix was not recorded here\n"
         f"Promote {PNPM}? [y/N] y\n"
         f"promoted {PNPM} to CLAUDE.md\n"
     )
 
 
-def test_approval_can_be_turned_off(project: Path) -> None:
+def test_approval_can_be_turned_off_in_the_users_own_config(project: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
+    env = user_config(tmp_path_factory, "[promotion]\nrequire_approval = false\n")
+    assert run_cli("promote", PNPM, cwd=project, env=env).stdout == f"promoted {PNPM} to CLAUDE.md\n"
+    assert run_cli("retire", PNPM, cwd=project, env=env).stdout == f"retired {PNPM}: its rule is gone from CLAUDE.md\n"
+
+
+def test_a_projects_config_cannot_turn_approval_off(project: Path) -> None:
+    # Finding 6: the repo's own config.toml said require_approval = false. It is personal now.
     (project / ".learnings" / "config.toml").write_text("[promotion]\nrequire_approval = false\n", encoding="utf-8")
-    assert run_cli("promote", PNPM, cwd=project).returncode == 0
-    assert run_cli("retire", PNPM, cwd=project).returncode == 0
+    refused(
+        project, "promote", PNPM, code=1,
+        message=f"promotion.require_approval is on: ask the user, then run `self-improve promote {PNPM} --yes` (nothing changed)",
+    )
 
 
 # ---- refusals ----------------------------------------------------------------------------------------
@@ -219,7 +230,7 @@ def test_target_through_a_symlinked_directory_is_refused(project: Path, tmp_path
     (project / "docs").symlink_to(elsewhere)
     refused(
         project, "promote", PNPM, "--yes", "--target", "docs/CLAUDE.md", code=1,
-        message=f"refusing to edit {project}/docs/CLAUDE.md: it resolves outside {project.resolve()}",
+        message=f"refusing to edit {project}/docs/CLAUDE.md: docs is a symlink",
     )
     assert list(elsewhere.iterdir()) == []
 

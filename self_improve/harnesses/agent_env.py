@@ -1,0 +1,55 @@
+"""Is this command running inside an agent session? One question, asked of every harness.
+
+Each harness marks the environment of the commands its shell tool runs (see each adapter's
+``agent_session``). ``promote``, ``review --yes`` and ``extract-skill`` use the answer to only
+*propose* when an agent runs them: a change to the user's instruction files needs a person.
+
+This is a guard against an agent that follows its instructions (or a prompt injection) into
+promoting its own rules, not against one that sets out to hide: ``env -u CLAUDECODE …`` removes
+the marks. The user can turn the guard off with ``promotion.agent_may_promote = true`` in the
+user-level config, never from a project's.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping
+
+from self_improve.harnesses import claude, codex, openclaw
+
+# The vendor-neutral variable some agents set (Claude Code does: claude-code_<version>_agent).
+GENERIC_VARIABLE = "AI_AGENT"
+
+CHECKS: tuple[tuple[str, Callable[[Mapping[str, str]], bool]], ...] = (
+    ("Claude Code", claude.agent_session),
+    ("Codex", codex.agent_session),
+    ("OpenClaw", openclaw.agent_session),
+)
+
+
+def agent_harness(environ: Mapping[str, str] | None = None) -> str:
+    """The name of the harness whose session this is ("an agent" for a bare ``AI_AGENT``), or ""."""
+    env = os.environ if environ is None else environ
+    for name, check in CHECKS:
+        if check(env):
+            return name
+    if env.get(GENERIC_VARIABLE, "").strip():
+        return "an agent"
+    return ""
+
+
+def in_agent_session(environ: Mapping[str, str] | None = None) -> bool:
+    return bool(agent_harness(environ))
+
+
+# The variables any check reads: tests scrub these so that a suite run from inside an agent
+# does not see itself as one.
+MARKERS = (
+    "CLAUDECODE",
+    "AI_AGENT",
+    "CLAUDE_CODE_SESSION_ID",
+    "CLAUDE_CODE_ENTRYPOINT",
+    *codex.AGENT_ENV,
+    "OPENCLAW_SHELL",
+    "OPENCLAW_SUBAGENT_EXEC",
+)

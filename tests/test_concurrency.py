@@ -1,0 +1,89 @@
+"""Concurrent edits of the user's files lose nothing (issue 9, finding 9): real CLI processes.
+
+- two ``promote``s of different entries into the same CLAUDE.md: both bullets, both promoted;
+- a user appending lines to CLAUDE.md while ``promote`` runs: every line kept, once, in order;
+- another program rewriting settings.json (read, add a key, rename) during ``install``: its keys
+  and our hooks are all there.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from self_improve.review.managed_block import list_rules
+from self_improve.store.store import Store
+from tests.concurrency_helpers import APPENDER, REWRITER, Writer, cli_env, finish, settings_keys, start_cli
+from tests.review.test_policy import entry_text, write_project
+
+PNPM = "LRN-20260201-aaa"
+RUFF = "LRN-20260202-bbb"
+RULES = {PNPM: "Use `pnpm install`, not npm.", RUFF: "Run `ruff check` before committing."}
+PROMOTE_TRIALS = 25
+APPEND_TRIALS = 25
+INSTALL_TRIALS = 20
+ORIGINAL = "# Project\n\nIndent with tabs.\n"
+
+
+def make_project(root: Path) -> Path:
+    root.mkdir()
+    (root / ".git").mkdir()
+    write_project(root, [entry_text(entry_id, f"rule {entry_id}", action=rule) for entry_id, rule in RULES.items()])
+    (root / "CLAUDE.md").write_text(ORIGINAL, encoding="utf-8")
+    return root
+
+
+def statuses(root: Path) -> dict[str, str]:
+    return {entry_id: Store(root).get(entry_id).status for entry_id in RULES}
+
+
+def test_two_concurrent_promotes_keep_both_rules(tmp_path: Path) -> None:
+    env = cli_env()
+    complete = 0
+    for trial in range(PROMOTE_TRIALS):
+        root = make_project(tmp_path / f"trial-{trial}")
+        first = start_cli("promote", PNPM, "--yes", cwd=root, env=env)
+        second = start_cli("promote", RUFF, "--yes", cwd=root, env=env)
+        results = [finish(first), finish(second)]
+        assert [(code, err) for code, _, err in results] == [(0, ""), (0, "")], trial
+        rules = {rule.entry_id: rule.text for rule in list_rules((root / "CLAUDE.md").read_text(encoding="utf-8"))}
+        assert (rules, statuses(root)) == (RULES, {PNPM: "promoted", RUFF: "promoted"}), trial
+        assert (root / "CLAUDE.md").read_text(encoding="utf-8").startswith(ORIGINAL)
+        complete += 1
+    assert complete == PROMOTE_TRIALS
+
+
+def test_lines_appended_during_promote_are_all_kept(tmp_path: Path) -> None:
+    env = cli_env()
+    appended_total = 0
+    for trial in range(APPEND_TRIALS):
+        root = make_project(tmp_path / f"trial-{trial}")
+        claude_md = root / "CLAUDE.md"
+        writer = Writer(APPENDER, claude_md, tmp_path)
+        code, _, err = finish(start_cli("promote", PNPM, "--yes", cwd=root, env=env))
+        count = writer.stop()
+        assert (code, err) == (0, ""), trial
+        text = claude_md.read_text(encoding="utf-8")
+        user_lines = re.findall(r"^user line (\d+)$", text, flags=re.MULTILINE)
+        assert user_lines == [str(n) for n in range(count)], trial  # every line, once, in order
+        assert [rule.entry_id for rule in list_rules(text)] == [PNPM]
+        assert text.startswith(ORIGINAL) and statuses(root)[PNPM] == "promoted"
+        appended_total += count
+    assert appended_total >= APPEND_TRIALS  # each trial appended at least once during its promote
+
+
+def test_another_program_rewriting_settings_during_install_keeps_its_keys_and_our_hooks(tmp_path: Path) -> None:
+    for trial in range(INSTALL_TRIALS):
+        home = tmp_path / f"home-{trial}"
+        settings = home / ".claude" / "settings.json"
+        settings.parent.mkdir(parents=True)
+        settings.write_text('{\n  "model": "opus"\n}\n', encoding="utf-8")
+        writer = Writer(REWRITER, settings, tmp_path)
+        code, out, err = finish(start_cli("install", "--harness", "claude", "--scope", "user", cwd=home, env=cli_env(HOME=str(home))))
+        count = writer.stop()
+        assert (code, err) == (0, ""), (trial, out)
+        value = settings_keys(settings)
+        assert {key for key in value if key.startswith("other-")} == {f"other-{n}" for n in range(count)}, trial
+        assert value["model"] == "opus"
+        commands = [h["command"] for groups in value["hooks"].values() for g in groups for h in g["hooks"]]
+        assert sorted(command.rsplit("/", 1)[1] for command in commands) == ["post-bash", "post-bash", "prompt-submit"], trial
