@@ -93,7 +93,9 @@ def clock(offset: int, minute: int) -> str:
 
 
 def base_env(work: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("SELF_IMPROVE_", "CLAUDE_", "XDG_", "PYTHON"))}
+    # Also without an agent's markers: run inside an agent session, review --yes would only propose.
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("SELF_IMPROVE_", "CLAUDE", "XDG_", "PYTHON", "AI_AGENT", "CODEX_", "OPENCLAW_"))}
     env.update(
         HOME=str(work / "home"),
         XDG_CONFIG_HOME=str(work / "home" / ".config"),

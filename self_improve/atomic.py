@@ -109,7 +109,8 @@ def replace_at(
 ) -> None:
     """Replace ``name`` in the directory ``dir_fd`` with ``data`` (see the module docstring).
 
-    ``expect``: the bytes the caller read (None: the file must not exist). ``temp_dir_fd``: a
+    ``expect``: the bytes the caller read (None: the file must not exist), or a predicate over
+    the bytes found (None if absent) that says whether they still count as unchanged. ``temp_dir_fd``: a
     directory on the same filesystem for the temp file (so that a kill never leaves one beside
     the user's file); on another filesystem the temp goes beside the target after all.
     """
@@ -123,7 +124,7 @@ def replace_at(
     try:
         if expect is not UNCHECKED:
             now = read_at(dir_fd, name)
-            if now != expect:
+            if not (expect(now) if callable(expect) else now == expect):
                 raise Conflict(f"{name} changed while we were editing it")
         try:
             os.replace(tmp, name, src_dir_fd=where, dst_dir_fd=dir_fd)

@@ -29,13 +29,19 @@ import os
 import shlex
 import subprocess
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from self_improve.errors import SelfImproveError
 from self_improve.paths import check_inside_root
 from self_improve.store.entry import split_lines
-from self_improve.user_edit import BytesEdit, edit_user_file, user_temp_dir
+from self_improve.user_edit import (
+    BytesEdit,
+    edit_user_file,
+    read_only_problem,
+    user_temp_dir,
+)
 
 DRIVER = "self-improve"
 DRIVER_NAME = "self-improve: union merge of learnings and rule blocks"
@@ -129,6 +135,14 @@ def _edit_attributes(path: Path, root: Path, edit: BytesEdit) -> None:
     edit_user_file(str(destination), edit, temp_dir=temp_dir)
 
 
+def _refuse_read_only(path: Path, edit: Callable[[str], str]) -> None:
+    """Refuse before the git config is touched when ``.gitattributes`` needs a change it forbids."""
+    text = _read_attributes(path)
+    problem = read_only_problem(str(path)) if text is not None and edit(text) != text else None
+    if problem is not None:
+        raise SelfImproveError(f"{problem}; self-improve changed nothing")
+
+
 def _eol(text: str) -> str:
     crlf = text.count("\r\n")
     return "\r\n" if crlf * 2 > text.count("\n") else "\n"
@@ -178,6 +192,7 @@ def install_git(root: Path, dry_run: bool = False, *, python: str | None = None)
     path = root / GITATTRIBUTES
     if path.is_symlink():
         check_inside_root(path, root)
+    _refuse_read_only(path, lambda text: with_attribute_lines(text)[0])
     changes: list[str] = []
     command = driver_command(python)
     if _config_get(root, f"{SECTION}.name") != DRIVER_NAME:
@@ -189,7 +204,7 @@ def install_git(root: Path, dry_run: bool = False, *, python: str | None = None)
         if not dry_run:
             _config_set(root, f"{SECTION}.driver", command)
     before = _read_attributes(path)
-    after, state = with_attribute_lines(before)
+    after, _ = with_attribute_lines(before)
     if after != before:
         added = [line for line in ATTRIBUTE_LINES if line not in set(_bare_lines(before or ""))]
         verb = "create" if before is None else "append to"
@@ -217,6 +232,7 @@ def uninstall_git(root: Path, dry_run: bool = False) -> GitSetup:
         check_inside_root(path, root)
     changes: list[str] = []
     state = _config_get(root, f"{SECTION}.gitattributes") or EXISTING
+    _refuse_read_only(path, lambda text: without_attribute_lines(text, state))
     before = _read_attributes(path)
 
     def remove_lines(current: bytes | None) -> bytes | None:

@@ -9,6 +9,9 @@ and write nothing, unless the user-level config sets ``hooks.enabled_without_lea
 
 Imports are kept to the standard library and made lazily, so a successful command costs little
 more than the interpreter's own start-up.
+
+Bounded on any input (``hook_budget``): at most ``MAX_PARSED_BYTES`` of stdin are kept (the rest
+is drained and dropped), and the whole call has a deadline, after which it gives up silently.
 """
 
 from __future__ import annotations

@@ -137,6 +137,7 @@ def store_recorder(hit: Hit) -> bool:
             excerpt=hit.detection.excerpt,
             details=_context_line(hit.result),
             now=hit.when,
+            logged_by="hook",  # the watcher records what it saw itself, like the hooks
         )
     )
     return True

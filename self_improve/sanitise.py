@@ -56,3 +56,20 @@ def entry_id(text: str) -> str | None:
 def is_day(text: str) -> bool:
     """``YYYY-MM-DD`` (digits and dashes only: a date from a store is shown only in this shape)."""
     return len(text) == 10 and text[4] == text[7] == "-" and (text[:4] + text[5:7] + text[8:]).isdigit() and text.isascii()
+
+
+def without_surrogates(text: str) -> str:
+    """``text`` with every lone surrogate replaced by U+FFFD (a JSON ``"\\ud800"`` decodes to one).
+
+    A lone surrogate cannot be encoded as UTF-8: left in, it either fails the write that records
+    it, or, through ``surrogateescape``, becomes a raw byte that makes a store file invalid UTF-8.
+    """
+    if text.isascii():
+        return text
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        # UTF-16 can carry a lone surrogate (surrogatepass) and its decoder replaces each one,
+        # alone, by a single U+FFFD; a valid pair is one code point already and round-trips.
+        return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+    return text

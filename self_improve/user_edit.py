@@ -8,9 +8,10 @@ promote`` edits the same block. One edit here is:
 1. **Our lock**, one per file (``<user state dir>/locks/<hash of the real path>.lock``), so two of
    our own processes never interleave on one file, whichever command or store they come from.
 2. **Read, edit, compare-and-replace.** The bytes are read through a descriptor we keep; the edit
-   is a pure function of those bytes; ``atomic.atomic_write(expect=<bytes read>)`` re-reads just
-   before ``os.replace`` and raises ``Conflict`` when somebody else wrote meanwhile. Then we
-   re-read, re-apply the pure edit and try again, a few times, else refuse with nothing written.
+   is a pure function of those bytes; ``atomic.atomic_write(expect=…)`` re-reads just before
+   ``os.replace`` and raises ``Conflict`` when somebody else wrote meanwhile (another inode, or
+   other bytes; a pure append is let through, see 3). Then we re-read, re-apply the pure edit and
+   try again, for up to ``RETRY_FOR`` seconds, else refuse with nothing written.
 3. **Writers of the old inode.** A program that opened the file *before* our rename still writes
    into the old inode, which the rename has unlinked: its bytes would be lost. So after the
    replace we wait until nobody holds the old inode open for writing (a Linux read lease,
@@ -33,6 +34,7 @@ import errno
 import fcntl
 import hashlib
 import os
+import random
 import stat
 import time
 from collections.abc import Callable
@@ -46,7 +48,8 @@ from self_improve.paths_fast import user_state_dir
 BytesEdit = Callable[[bytes | None], bytes | None]
 """A pure edit: the file's bytes (None: absent) to its new bytes (None: delete the file)."""
 
-ATTEMPTS = 8  # compare-and-replace rounds before we give up and refuse
+RETRY_FOR = 3.0  # seconds of compare-and-replace attempts before we give up and refuse
+BACKOFF = (0.001, 0.01)  # a random pause between attempts, so we fall between another writer's
 MERGE_ROUNDS = 8  # re-merges of late writes (into the old inode, or over our file) after our rename
 WRITER_WAIT = 2.0  # seconds we wait for a writer that still holds the old inode open
 SETTLE = 0.05  # seconds a writer that read before our replace has to rename its version over ours
@@ -173,17 +176,13 @@ def edit_user_file(
 
 
 class _Unchanged:
-    """The ``expect`` we give ``atomic.atomic_write``: what the file must still be at its replace.
-
-    ``atomic.replace_at`` re-reads the file just before ``os.replace`` and refuses when
-    ``now != expect``; this object answers that comparison. The file still counts as unchanged
+    """The ``expect`` predicate we give ``atomic.atomic_write``: what the file must still be at its
+    replace (``atomic.replace_at`` re-reads it just before ``os.replace``). The file still counts as unchanged
     when it is the inode we read, holding our bytes or our bytes plus an append: appended bytes
     land in the inode we hold open, and :func:`_absorb_late_writes` moves them into the new file
     after the replace. A user appending in a loop would otherwise make every attempt a conflict.
     A different inode (a writer that renamed its own version in) or rewritten bytes conflict.
     """
-
-    __hash__ = None  # type: ignore[assignment]  # compared, never hashed
 
     def __init__(self, path: str, snapshot: _Snapshot) -> None:
         self.path = path
@@ -200,19 +199,19 @@ class _Unchanged:
         except OSError:
             return False
 
-    def __eq__(self, other: object) -> bool:
-        return self.matches(other)
-
-    def __ne__(self, other: object) -> bool:
-        return not self.matches(other)
 
 
 def _expect(path: str, snapshot: _Snapshot) -> object:
-    return None if snapshot.data is None else _Unchanged(path, snapshot)
+    return None if snapshot.data is None else _Unchanged(path, snapshot).matches
 
 
 def _edit(path: str, edit: BytesEdit, temp_dir: str | None, settle: float) -> Edited:
-    for _ in range(ATTEMPTS):
+    deadline = time.monotonic() + RETRY_FOR
+    first = True
+    while first or time.monotonic() < deadline:
+        if not first:
+            time.sleep(random.uniform(*BACKOFF))
+        first = False
         snapshot = _snapshot(path)
         try:
             after = edit(snapshot.data)
@@ -230,7 +229,7 @@ def _edit(path: str, edit: BytesEdit, temp_dir: str | None, settle: float) -> Ed
 
 def _put(path: str, data: bytes | None, expect: object, temp_dir: str | None) -> None:
     """Replace (or, for None, delete) the file, refusing with ``Conflict`` when it is not ``expect``
-    (bytes, None for "absent", or an :class:`_Unchanged`)."""
+    (bytes, None for "absent", or a predicate such as :meth:`_Unchanged.matches`)."""
     if data is not None:
         try:
             atomic.atomic_write(path, data, expect=expect, temp_dir=temp_dir)
@@ -239,7 +238,7 @@ def _put(path: str, data: bytes | None, expect: object, temp_dir: str | None) ->
         return
     now = _snapshot(path)
     now.close()
-    if now.data != expect:
+    if not (expect(now.data) if callable(expect) else now.data == expect):
         raise atomic.Conflict(f"{path} changed while we were editing it")
     try:
         os.unlink(path)
@@ -276,7 +275,7 @@ def _absorb_late_writes(
             owned.append(live)
             if grown is None and live.data == written:
                 return Edited(base, written)
-            intended = live.data if grown is None else _intended(grown, stale.data, live, written)
+            intended = live.data if grown is None else _intended(base, grown, stale.data, live, written)
             try:
                 merged = edit(intended)
             except Exception:  # noqa: BLE001 - whatever made the edit refuse, the bytes come first
@@ -322,16 +321,24 @@ def _append_late_bytes(path: str, grown: bytes | None, read: bytes | None, live:
     return True
 
 
-def _intended(grown: bytes, read: bytes | None, live: _Snapshot, written: bytes | None) -> bytes:
-    """The user's file as they meant it: the old inode's bytes, then what was appended to ours."""
+def _intended(base: bytes | None, grown: bytes, read: bytes | None, live: _Snapshot, written: bytes | None) -> bytes:
+    """The user's file as they meant it, once the replaced inode turned out to have grown.
+
+    ``base`` is what our last write was computed from (the user's file as we knew it), ``read``
+    the replaced inode's bytes when we read them, ``grown`` its bytes now, ``written`` what we
+    put in its place and ``live`` the file there now. The user's file is ``base`` plus what was
+    appended to the old inode, then what was appended to ours.
+    """
+    growth = grown[len(read):] if read is not None and grown.startswith(read) else None
+    # Rewritten in place rather than appended to: its new bytes are the user's file.
+    user = grown if growth is None else (base or b"") + growth
     if live.data is None:
-        return grown
+        return user
     if written is not None and live.data.startswith(written):
-        return grown + live.data[len(written):]
-    # Our new file was rewritten by somebody else as well: keep theirs, plus what was appended
-    # to the old inode after the bytes we had read (our edits are idempotent on the result).
-    extra = grown[len(read):] if read is not None and grown.startswith(read) else b""
-    return live.data + extra
+        return user + live.data[len(written):]
+    # Our new file was replaced by somebody else as well: keep theirs, plus what was appended to
+    # the old inode (our edits are idempotent on the result).
+    return live.data + (growth or b"")
 
 
 def _wait_for_writers(fd: int) -> bool:
@@ -342,7 +349,9 @@ def _wait_for_writers(fd: int) -> bool:
     rename, so no new writer can open it after that. Elsewhere ``settle`` alone covers it.
     """
     set_lease = getattr(fcntl, "F_SETLEASE", None)
-    if set_lease is None:
+    if set_lease is None or os.fstat(fd).st_nlink != 0:
+        # Still reachable by another name (a hard link): a writer opening it there would break
+        # our lease, and the kernel's signal for that (SIGIO) would kill us. Settle time only.
         return False
     deadline = time.monotonic() + WRITER_WAIT
     while True:

@@ -20,7 +20,7 @@ from tests.helpers import CLI, REPO
 AGENT_MARKERS = MARKERS
 
 APPENDER = r"""
-import os, sys
+import os, sys, time
 path, ready, stop = sys.argv[1:4]
 count = 0
 while True:
@@ -31,6 +31,7 @@ while True:
         open(ready, "w").close()
     if os.path.exists(stop):
         break
+    time.sleep(0.0005)  # about 2,000 lines a second: several land in every window of ours
 print(count)
 """
 
@@ -51,7 +52,7 @@ while True:
         open(ready, "w").close()
     if os.path.exists(stop):
         break
-    time.sleep(random.uniform(0, 0.004))
+    time.sleep(random.uniform(0.002, 0.02))  # a busy program: tens of rewrites during one install
 print(count)
 """
 

@@ -198,10 +198,8 @@ BAD_INPUTS = [
 
 @pytest.mark.parametrize("name", ["post-bash", "prompt-submit"])
 @pytest.mark.parametrize("stdin", BAD_INPUTS)
-def test_bad_input_exits_zero_quickly(project: Path, name: str, stdin: bytes) -> None:
-    started = time.perf_counter()
-    result = run_hook(name, stdin)
-    assert time.perf_counter() - started < 1.0
+def test_bad_input_exits_zero(project: Path, name: str, stdin: bytes) -> None:
+    result = run_hook(name, stdin)  # its timeout is a hang guard; timings are in bench/hooks_bounded.py
     assert result.returncode == 0
     assert_valid_output(result.stdout)
 
@@ -219,10 +217,9 @@ def test_missing_cwd_and_fifty_megabytes(project: Path, name: str) -> None:
     assert run_hook(name, data).stdout == b""
     big = payload("PostToolUseFailure", cwd=str(project))
     big["error"] = "Exit code 1\n" + "x" * (50 * 1024 * 1024)
-    started = time.perf_counter()
-    result = run_hook(name, big, timeout=20)
-    assert time.perf_counter() - started < 1.0
+    result = run_hook(name, big, timeout=20)  # a hang guard; timings are in bench/hooks_bounded.py
     assert result.returncode == 0
+    assert result.stdout == b""  # over the parse cap: drained, not parsed
     assert_valid_output(result.stdout)
 
 

@@ -44,7 +44,9 @@ def collect_store(store: Store) -> list[Problem]:
 
 def collect_drift(store: Store) -> list[Problem]:
     """Disagreements between the managed rule blocks and the store."""
-    from self_improve.review.drift import find_drift  # the review layer reads the instruction files
+    from self_improve.review.drift import (
+        find_drift,  # the review layer reads the instruction files
+    )
 
     return [drift.problem() for drift in find_drift(store)]
 

@@ -6,7 +6,10 @@ archive, retire, lint problems) and applies the ones chosen, each through the sa
 
 - On a terminal it asks, candidate by candidate: promote / edit rule / change target / archive /
   skip / quit (archive and retire candidates: archive or retire / skip / quit).
-- ``--json`` prints ``{"promote": [...], "archive": [...], "retire": [...], "lint": [...]}``.
+- ``--json`` prints ``{"promote": [...], "archive": [...], "retire": [...], "lint": [...]}``,
+  plus ``"drift": [...]`` when the rules blocks disagree with the store (``review/drift.py``).
+- Drift is reconciled first (re-add a missing rule, remove a rule nobody promoted, re-hash a
+  block edited by hand, keeping the edit); damaged markers are only reported.
 - ``--yes`` applies every proposal without asking; ``--dry-run`` prints the unified diff of every
   file they would change, and changes nothing.
 - Elsewhere (a pipe, an agent's shell) it prints the proposals and changes nothing.
@@ -74,7 +77,7 @@ def read_last_review(store: Store) -> dict[str, int] | None:
     unreadable: then every pending error counts, which errs on the side of a nudge)."""
     try:
         raw = store.fs.read(f"{STATE_DIR}/{LAST_REVIEW_FILE}", limit=16 << 20)
-        data = json.loads(raw.decode("utf-8")) if raw else None
+        data = json.loads(raw.decode("utf-8")) if raw else {}
         counts = data["counts"]
         return {str(key).upper(): int(value) for key, value in counts.items()}
     except (OSError, ValueError, KeyError, TypeError, AttributeError, SelfImproveError):

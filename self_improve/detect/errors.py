@@ -315,12 +315,13 @@ def _strings(table: Mapping[str, Any], name: str, warnings: list[str], where: st
 def _valid_patterns(patterns: Iterable[str], where: str, warnings: list[str], rule_key: str = "") -> Iterator[str]:
     """User patterns, case-folded, that ``regex`` compiles (they run with its time limit, see
     ``user_patterns``); the others are reported and dropped."""
-    from self_improve.detect.user_patterns import UserPattern
+    from self_improve.detect.user_patterns import UserPattern, engine_available
 
     for pattern in patterns:
         folded = UserPattern.make(fold_pattern(pattern), where, rule_key)
         if _compile(folded) is None:
-            warnings.append(f"[detect] {where}: invalid regular expression {pattern!r}; skipped")
+            reason = "invalid regular expression" if engine_available() else "no `regex` module to run"
+            warnings.append(f"[detect] {where}: {reason} {pattern!r}; skipped")
             continue
         yield folded
 
@@ -1228,21 +1229,3 @@ def _excerpt(text: _Text, folded_offset: int) -> str:
     end = min(len(original), start + 4 * EXCERPT_MAX)
     piece = " ".join(redact(original, window=(start, end)).split())
     return shorten(piece, EXCERPT_MAX)
-
-
-def _whitespace_before(s: str, i: int) -> int:
-    while i > 0 and not s[i - 1].isspace():
-        i -= 1
-    return i
-
-
-def _whitespace_after(s: str, i: int) -> int:
-    while i < len(s) and not s[i].isspace():
-        i += 1
-    return min(i, len(s))
-
-
-def _truncate(s: str, limit: int) -> str:
-    if len(s) <= limit:
-        return s
-    return s[: limit - 1].rstrip() + "…"

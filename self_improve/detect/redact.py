@@ -1,23 +1,36 @@
 """Strip secrets from text before it is stored.
 
-    def redact(text: str) -> str
+    def redact(text: str, window: tuple[int, int] | None = None) -> str
+    def find_secret(text: str) -> str | None     # name of the first rule that still matches
+    def shorten(text: str, limit: int) -> str    # cut to ``limit`` chars, never inside a tag
 
-Every secret is replaced by ``[REDACTED]`` (a value whose key told us it is secret) or
+Every secret is replaced by ``[REDACTED]`` (a value whose key or flag told us it is secret) or
 ``[REDACTED:kind]`` (a value whose shape told us: ``private-key``, ``github-token``,
-``slack-token``, ``aws-key``, ``api-key``, ``jwt``, ``hex``, ``base64``).  Forms covered:
+``slack-token``, ``aws-key``, ``api-key``, ``webhook``, ``jwt``, ``hex``, ``base64``).  The rules
+(self_improve/detect/redact_rules.py) cover gitleaks' families:
 
-- assignments to secret-looking keys: ``API_KEY=…``, ``token: …``, ``"password": "…"``,
-  ``export GITHUB_TOKEN=…``, ``--password=…``, ``--token …``;
-- ``Authorization:`` headers and ``Bearer …`` tokens;
-- credentials in URLs: ``scheme://user:[REDACTED]@host`` (the user name is kept);
-- PEM private-key blocks (to the end of the text when the END line is missing);
-- GitHub (ghp_, gho_, ghu_, ghs_, ghr_, github_pat_), Slack (xoxa-, xoxb-, xoxp-, xoxr-, xoxs-),
-  AWS access key ids (AKIA…, ASIA…), OpenAI/Stripe-style ``sk-``/``sk_live_`` keys, npm and
-  GitLab tokens, JWTs (eyJ….….…);
-- long blobs: hex of 32+ digits, base64 of 40+ characters mixing upper case, lower case and
-  digits (a long lower-case path or identifier is not a secret).
+- assignments to secret-looking keys (``API_KEY=…``, ``password: …``, ``"auth": "…"``,
+  ``MYSQL_PWD=…``), ``--password …`` flags, ``Authorization:``/``Cookie:`` headers, ``Bearer …``;
+- credentials in URLs (``scheme://user:[REDACTED]@host``; the password may hold ``@``), signed
+  URL parameters (Azure SAS ``sig=``, ``X-Amz-Signature=``);
+- command lines that carry a password: ``mysql -p…``, ``sshpass -p``, ``docker login -p``,
+  ``redis-cli -a``, ``curl -u user:…``, ``openssl -passin pass:…``; ``.netrc`` entries;
+- PEM private keys (to the end of the text when the END line is missing) and age keys;
+- vendor token shapes (GitHub, GitLab, Slack and webhooks, AWS, OpenAI, Anthropic, Stripe,
+  Google, Azure, Hugging Face, Discord, Twilio, npm, PyPI, Shopify, SendGrid, Mailgun, Square,
+  Heroku, DigitalOcean, Telegram, Vault, … and JWTs);
+- unlabelled tokens that look random (below): base64 and alphanumeric blobs, long hex.
 
-``redact`` is idempotent and never raises.  Patterns are compiled on first use.
+What is NOT redacted, on purpose: paths, URLs without a password, identifiers and module names,
+version strings, UUIDs, base64 that decodes to prose, and hex of 7 to 40 digits in one case (git
+commit ids and short checksums fill git and CI output, and carry no secret by themselves: a hex
+secret with a key, ``token=…``, or a prefix, ``dop_v1_…``, is still caught).  Longer hex is
+redacted unless a digest label stands before it (``sha256:…``, ``--hash=…``, ``sha256sum``
+output).
+
+``redact`` is linear in the length of its input, idempotent, and never raises.  With ``window``,
+it returns the redacted text[start:end] and reads only a bounded neighbourhood of it: a secret
+that crosses the window's edge is replaced whole, never cut in two.  Patterns compile on first use.
 """
 
 from __future__ import annotations
@@ -26,82 +39,221 @@ import re
 from functools import lru_cache
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # the hooks import this module: keep collections.abc's import off the hot path
-    from collections.abc import Callable
+if TYPE_CHECKING:  # the hooks import this module: keep typing's import off the hot path
+    from collections.abc import Callable, Sequence
+
+    Judge = Callable[[re.Match[str]], Sequence[tuple[int, int]]]
 
 REDACTED = "[REDACTED]"
+_HEX = frozenset("0123456789abcdefABCDEF")
+_MAX_PASSES = 4
+MARGIN = 4096  # context read on each side of a window: longer than any one-line secret or PEM key
 
-_SECRET_KEY = (
-    r"(?:api[_-]?key|apikey|access[_-]?key|secret[_-]?key|secret|token|passwd|password|passphrase"
-    r"|private[_-]?key|client[_-]?secret|credentials?)"
-)
-
-
-def _tag(kind: str) -> str:
-    return f"[REDACTED:{kind}]"
-
-
-def _assignment(match: re.Match[str]) -> str:
-    """Keep the key, the separator and the quotes; hide the value."""
-    key, separator = match.group("key"), match.group("sep")
-    if match.group("dq") is not None:
-        return f'{key}{separator}"{REDACTED}"'
-    if match.group("sq") is not None:
-        return f"{key}{separator}'{REDACTED}'"
-    return f"{key}{separator}{REDACTED}"
+_DIGESTS = ("sha1", "sha224", "sha256", "sha384", "sha512", "md5", "blake2b", "blake2s", "sha3-256", "sha3-512")
+_SRI = tuple(f"{d}-" for d in _DIGESTS)  # subresource integrity, as npm prints it: sha512-<base64>
+_ORDINARY_PREFIXES = (*(f"{d}{sep}" for d in _DIGESTS for sep in ":= "), *_SRI, "ssh-rsa ", "ssh-ed25519 ",
+                      "ssh-dss ", "nistp256 ", "nistp384 ", "nistp521 ", "oid ", "digest: ", "hash ", "checksum ",
+                      "commit ", "object ")
+_MANGLED = ("_Z", "__Z", "_R")  # C++ (Itanium) and Rust symbol names in linker errors
 
 
-def _base64(match: re.Match[str]) -> str:
-    """Only blobs that look random: several upper-case letters, lower-case letters and digits,
-    one base64 alphabet (not both "+/" and "-_", as in a dated path), and not a path."""
-    blob = match.group(0).rstrip("=")
-    standard, url_safe = any(c in "+/" for c in blob), any(c in "-_" for c in blob)
-    if (
-        sum(c.isdigit() for c in blob) >= 2
-        and sum(c.isupper() for c in blob) >= 3
-        and sum(c.islower() for c in blob) >= 3
-        and not (standard and url_safe)
-        and blob.count("/") * 16 <= len(blob)
-    ):
-        return _tag("base64")
-    return match.group(0)
+def _tag(label: str | None) -> str:
+    return REDACTED if label is None else f"[REDACTED:{label}]"
 
 
-Replacement = "str | Callable[[re.Match[str]], str]"  # a string: evaluating it would need collections.abc
+# ---------------------------------------------------------------------------------------------
+# Unlabelled tokens: what looks random
+
+
+def _random_chars(s: str) -> bool:
+    """Alphanumerics drawn at random, not words: many distinct chars, many changes of class
+    (upper, lower, digit), and few word-like chunks (identifiers are made of them).  Thresholds
+    were set on random strings (>= 95 % caught at 20 chars) against the identifiers of the
+    Python standard library (bench/redaction.py prints both rates)."""
+    n = len(s)
+    if n < 16 or len(set(s)) * 2 < min(n, 40):
+        return False
+    if set(s) <= _HEX and not (any(c.isupper() for c in s) and any(c.islower() for c in s)):
+        return False  # hex in one case: the hex policy (_hex_is_secret) judges it, not this
+    upper = sum(c.isupper() for c in s)
+    lower = sum(c.islower() for c in s)
+    digits = n - upper - lower
+    runs = 1 + sum(_char_class(a) != _char_class(b) for a, b in zip(s, s[1:]))
+    words = sum(len(w) for w in _word_chunks().findall(s))
+    classes = (upper > 0) + (lower > 0) + (digits > 0)
+    if classes == 3:  # 28+ distinct chars: no identifier has so many, a long random blob does
+        return upper >= 2 and lower >= 2 and (len(set(s)) >= 28 or runs * 5 >= n * 2 and words * 100 <= n * 55)
+    if classes == 2 and digits:  # one case and digits: only a dense, well-shuffled mix
+        return n >= 20 and digits * 5 >= n and (upper + lower) * 4 >= n and runs * 10 >= n * 3
+    return classes == 2 and n >= 20 and min(upper, lower) >= 3 and runs * 5 >= n * 2 and words * 100 <= n * 40
+
+
+def _char_class(c: str) -> int:
+    return 0 if c.isupper() else 1 if c.islower() else 2
+
+
+def _mixed(part: str) -> bool:
+    """Both cases, or letters and digits: what a random part has and a word does not."""
+    if set(part) <= _HEX:
+        return any(c.isupper() for c in part) and any(c.islower() for c in part)
+    has_upper, has_lower = any(c.isupper() for c in part), any(c.islower() for c in part)
+    return (has_upper and has_lower) or ((has_upper or has_lower) and any(c.isdigit() for c in part))
 
 
 @lru_cache(maxsize=1)
-def _rules() -> tuple[tuple[re.Pattern[str], Replacement], ...]:
-    """(pattern, replacement), in order: context-named secrets first (so that a token assigned
-    to a key becomes plain [REDACTED]), shapes after, the loosest (hex, base64) last."""
-    raw: list[tuple[str, Replacement, int]] = [
-        (r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?(?:-----END[A-Z0-9 ]*PRIVATE KEY-----|\Z)",
-         _tag("private-key"), 0),
-        (r"\b([a-z][a-z0-9+.-]*://)([^/\s:@\[\]]+):([^/\s@]+)@", rf"\1\2:{REDACTED}@", re.I),
-        (r"\b((?:proxy-)?authorization[\"']?[ \t]*[:=][ \t]*[\"']?)(?:(basic|bearer|token|digest|negotiate)[ \t]+)?"
-         r"[^\s\"',;]+", lambda m: f"{m.group(1)}{m.group(2) + ' ' if m.group(2) else ''}{REDACTED}", re.I),
-        (r"\b(bearer)[ \t]+[A-Za-z0-9._~+/-]{8,}=*", rf"\1 {REDACTED}", re.I),
-        (rf"(?<![A-Za-z0-9_.-])(?P<key>[A-Za-z0-9_.-]*?{_SECRET_KEY}[\"']?)"
-         r"(?P<sep>[ \t]*(?:=>|[:=])[ \t]*)"
-         r"(?!\[REDACTED)(?:\"(?P<dq>[^\"\n]+)\"|'(?P<sq>[^'\n]+)'|(?P<bare>[^\s\"',;&}\]\)=>\[][^\s\"',;&}\]\)]*))",
-         _assignment, re.I),
-        (rf"(--?{_SECRET_KEY}[ \t]+)(?!-)[^\s\"']+", rf"\1{REDACTED}", re.I),
-        (r"\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})", _tag("github-token"), 0),
-        (r"\bxox[abprs]-[A-Za-z0-9-]{6,}", _tag("slack-token"), 0),
-        (r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b", _tag("aws-key"), 0),
-        (r"\b(?:sk-(?:proj-|ant-)?[A-Za-z0-9_-]{20,}|[sr]k_(?:live|test)_[A-Za-z0-9]{16,}"
-         r"|npm_[A-Za-z0-9]{36}|glpat-[A-Za-z0-9_-]{20,}|AIza[0-9A-Za-z_-]{35})", _tag("api-key"), 0),
-        (r"\beyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*", _tag("jwt"), 0),
-        (r"(?<![A-Za-z0-9])[0-9a-fA-F]{32,}(?![A-Za-z0-9])", _tag("hex"), 0),
-        (r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{40,}={0,2}", _base64, 0),
-    ]
-    return tuple((re.compile(pattern, flags), replacement) for pattern, replacement, flags in raw)
+def _word_chunks() -> re.Pattern[str]:
+    return re.compile(r"[A-Z]?[a-z]{3,}+|[A-Z]{4,}+|[0-9]{4,}+")
 
 
-def redact(text: str) -> str:
-    """``text`` with every secret it holds replaced; see the module docstring for the forms."""
+def _decodes_to_prose(core: str) -> bool:
+    """Base64 of ordinary words ("The quick brown fox"): printable, spaced, and no key or
+    user:password in it."""
+    import base64
+    import binascii
+
+    try:
+        decoded = base64.b64decode(core.replace("-", "+").replace("_", "/") + "=" * (-len(core) % 4), validate=True)
+        text = decoded.decode("utf-8")
+    except (binascii.Error, ValueError):
+        return False
+    return text.isprintable() and text.count(" ") * 12 >= len(text) and not any(c in text for c in ":=@")
+
+
+def _looks_random(token: str, before: str, after: str) -> bool:
+    core = token.rstrip("=")
+    if core[:2] in ("0x", "0X") and all(c in _HEX for c in core[2:]):
+        core = core[2:]  # a hex literal is judged as hex
+    if len(core) < 20:
+        return False
+    if all(c in _HEX for c in core):
+        return not core.isdigit() and _hex_is_secret(core, before, after)  # digits alone: a number
+    if before.lower().endswith(_ORDINARY_PREFIXES) or core.lower().startswith(_SRI) or core.startswith(_MANGLED):
+        return False  # a digest, an ssh public key, a mangled C++/Rust symbol
+    if _decodes_to_prose(core):
+        return False
+    if "+" in core or token.endswith("="):  # standard base64: judge it whole
+        return _random_chars(core.replace("+", "").replace("/", ""))
+    parts = [p for p in re.split(r"[/_-]", core) if p]
+    joined = "".join(parts)
+    if any(len(p) >= 12 and _random_chars(p) for p in parts):
+        return True
+    # Many short parts: a path, a compound identifier or a generated name (pod-7d4b9c-x2kq9)
+    # unless most of it is mixed, as in base64url with a few '-' and '_'.
+    return sum(len(p) for p in parts if _mixed(p) and len(p) >= 4) * 4 >= len(joined) * 3 and _random_chars(joined)
+
+
+def _hex_is_secret(core: str, before: str, after: str) -> bool:
+    if len(set(core)) < 8:
+        return False  # "0000…", "A1b2A1b2…": filler, not a key
+    if any(c.isupper() for c in core) and any(c.islower() for c in core):
+        return len(core) >= 32  # mixed case: not a digest, git never prints one
+    if len(core) <= 40:
+        return False  # git commit ids (7-40) and short checksums
+    labelled = before.lower().endswith(_ORDINARY_PREFIXES)
+    return not (labelled or after.startswith(("  ", " *")))  # "sha256:…", sha256sum's "<hex>  file"
+
+
+def _unlabelled(match: re.Match[str]) -> Sequence[tuple[int, int]]:
+    text, start, end = match.string, match.start(), match.end()
+    if _looks_random(match.group(0), text[max(0, start - 16):start], text[end:end + 2]):
+        return ((start, end),)
+    return ()
+
+
+# ---------------------------------------------------------------------------------------------
+# The rules, compiled once
+
+
+@lru_cache(maxsize=1)
+def _rules() -> tuple[tuple[str, str, re.Pattern[str], Judge], ...]:
+    """(name, tag, pattern, judge) in priority order: context first, then shapes, then blobs."""
+    from self_improve.detect import redact_rules as r
+
+    raw: list[tuple[str, str | None, str, Judge | None]] = list(r.context_rules())
+    raw += [(name, label, pattern, None) for name, label, pattern in r.SHAPES]
+    raw.append(("hex", "hex", r"(?<![A-Za-z0-9+/_-])[0-9a-fA-F]{32,}+(?![A-Za-z0-9+/_-])", _unlabelled))
+    raw.append(("base64", "base64", r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{20,}+={0,2}+", _unlabelled))
+    return tuple((name, _tag(label), re.compile(pattern), judge or r.first_group)
+                 for name, label, pattern, judge in raw)
+
+
+def _spans(text: str) -> list[tuple[int, int, int]]:
+    """Every secret span of ``text`` as (start, end, rule index), overlaps merged."""
+    found: list[tuple[int, int, int]] = []
+    for index, (_name, _tag_text, pattern, judge) in enumerate(_rules()):
+        for match in pattern.finditer(text):
+            found.extend((start, end, index) for start, end in judge(match))
+    found.sort()
+    merged: list[tuple[int, int, int]] = []
+    for start, end, index in found:
+        if merged and start < merged[-1][1]:
+            last_start, last_end, last_index = merged[-1]
+            merged[-1] = (last_start, max(last_end, end), min(last_index, index))
+        else:
+            merged.append((start, end, index))
+    return merged
+
+
+def _apply(text: str, spans: Sequence[tuple[int, int, int]], lo: int, hi: int) -> str:
+    """text[lo:hi] with each span that touches it replaced by its tag (whole, even if it crosses
+    lo or hi)."""
+    rules = _rules()
+    pieces: list[str] = []
+    position = lo
+    for start, end, index in spans:
+        if end <= lo or start >= hi:
+            continue
+        pieces.append(text[position:max(start, lo)])
+        pieces.append(rules[index][1])
+        position = min(max(end, position), hi)
+    pieces.append(text[position:hi])
+    return "".join(pieces)
+
+
+def redact(text: str, window: tuple[int, int] | None = None) -> str:
+    """``text`` (or its slice ``window``) with every secret replaced; see the module docstring."""
     if not text:
         return text
-    for pattern, replacement in _rules():
-        text = pattern.sub(replacement, text)
+    if window is None:
+        return _until_stable(text)
+    start, end = max(0, window[0]), min(len(text), window[1])
+    lo, hi = max(0, start - MARGIN), min(len(text), end + MARGIN)
+    cut = text.find("\n", lo, start)  # read from a line start: no half line can pose as one
+    lo = cut + 1 if lo > 0 and cut >= 0 else lo
+    cut = text.rfind("\n", end, hi)
+    hi = cut if hi < len(text) and cut >= 0 else hi
+    spans = [(s + lo, e + lo, i) for s, e, i in _spans(text[lo:hi])]
+    return _until_stable(_apply(text, spans, start, end))
+
+
+def _until_stable(text: str) -> str:
+    """Redact again while a pass changes something: a tag can give a neighbour the context it
+    lacked ("…-----mysql -pX" becomes "[REDACTED:private-key]mysql -pX").  Each pass is linear;
+    a second one runs only after a first found something, and they are bounded."""
+    for _ in range(_MAX_PASSES):
+        spans = _spans(text)
+        if not spans:
+            break
+        text = _apply(text, spans, 0, len(text))
     return text
+
+
+def find_secret(text: str) -> str | None:
+    """The name of the first rule (in priority order) that finds a secret in ``text``, or None:
+    ``promote`` refuses text that still holds one, and tests check ``find_secret(redact(x))``."""
+    for name, _tag_text, pattern, judge in _rules():
+        for match in pattern.finditer(text):
+            if judge(match):
+                return name
+    return None
+
+
+def shorten(text: str, limit: int) -> str:
+    """At most ``limit`` chars, ending in "…" when cut; never inside a ``[REDACTED…]`` tag."""
+    if len(text) <= limit:
+        return text
+    cut = limit - 1
+    tag = text.rfind("[", 0, cut)
+    if tag >= 0 and text.startswith("[REDACTED", tag) and text.find("]", tag) >= cut:
+        cut = tag
+    return text[:cut].rstrip() + "…"

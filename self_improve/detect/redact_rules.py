@@ -5,7 +5,8 @@ Every pattern here must stay LINEAR on any input, because tool output is untrust
   that lets it start only at the beginning of a run of its characters, never inside one;
 - every unbounded repetition is possessive (``*+``, ``++``), so a failed attempt never re-scans;
 - a repetition of a group is bounded (``{0,4}+``) and its items cannot overlap the separators.
-tests/detect/test_redact_linear.py feeds each rule's worst case; bench/redaction.py times them.
+tests/detect/test_redact_linear.py feeds runs of what these constructs loop on; bench/redaction.py
+times the same inputs and their growth at 4x length.
 
 ``label`` None replaces the secret with ``[REDACTED]`` (its key said it is secret), else with
 ``[REDACTED:label]`` (its shape said so).  ``judge`` (optional) takes the match and returns the
@@ -46,14 +47,13 @@ SECRET_WORDS = (
     r"|api[_-]?key|apikey|access[_-]?key|secret[_-]?key(?:[_-]?base)?|private[_-]?key|credentials?"
     r"|[_.-]creds|account[_-]?key|shared[_-]?access[_-]?key"
     r"|(?:primary|secondary|master|encryption|signing|subscription|license)[_-]?key"
-    r"|(?:^|[_.-])auth|[_.-]?signature)"
+    r"|(?<![A-Za-z0-9])auth|[_.-]?signature)"
 )
-_PLACEHOLDERS = frozenset(
-    "none null nil true false yes no undefined required optional empty unset n/a na redacted"
-    " hidden masked changeme ... * ** *** **** ***** ****** ******** xxx xxxx".split()
-)
+# Values that say "no value" (lower case, as programs print them): not secrets.  Short on
+# purpose: "changeme" or "UNDEFINED" may well be someone's password.
+_PLACEHOLDERS = frozenset("none null nil true false * ** *** **** ***** ****** ******* ******** xxx xxxx".split())
 _WEAK_KEYS = frozenset({"token", "secret", "auth", "credential", "credentials", "signature"})
-_VARIABLE = re.compile(r"\$\{?[A-Za-z_][A-Za-z0-9_]*+\}?|\{\{[^{}]*+\}\}|%\(?\w*+\)?s|<[^<>]*+>|\*++|x++|X++")
+_VARIABLE = re.compile(r"\$\{?[A-Za-z_][A-Za-z0-9_]*+\}?|\{\{[^{}]*+\}\}|%\(?\w*+\)?s|<[^<>]*+>|\*++")
 _LOWER_WORD = re.compile(r"[a-z]{1,12}")
 
 
@@ -72,7 +72,7 @@ def _assignment(match: re.Match[str]) -> Spans:
     if not spans:
         return ()
     value = match.group(0)[spans[0][0] - match.start(): spans[0][1] - match.start()]
-    if value.lower() in _PLACEHOLDERS or _VARIABLE.fullmatch(value):
+    if value in _PLACEHOLDERS or _VARIABLE.fullmatch(value):
         return ()
     key = match.group("key").lower().strip("\"'\\-")
     if key in _WEAK_KEYS and match.group("s4") is not None and _LOWER_WORD.fullmatch(value):
@@ -143,7 +143,7 @@ def _command_rules() -> list[tuple[str, str | None, str, Judge | None]]:
 # keeps a token from starting inside a longer word; possessive tails keep the scan linear.
 _W = r"(?<![A-Za-z0-9_])"
 _E = r"(?![A-Za-z0-9_])"
-SHAPES: tuple[tuple[str, str, str], ...] = (
+SHAPES: tuple[tuple[str, str | None, str], ...] = (
     ("age-secret-key", "private-key", r"AGE-SECRET-KEY-1[0-9A-Z]{50,}+"),
     ("github-token", "github-token", _W + r"(?:gh[pousr]_[A-Za-z0-9]{20,}+|github_pat_[A-Za-z0-9_]{20,}+)"),
     ("gitlab-token", "api-key", _W + r"(?:gl(?:pat|dt|ptt|rt|soat|cbt|imt|ft|agent|oas|ffct|ddt)-[A-Za-z0-9_-]{20,}+"
@@ -158,12 +158,14 @@ SHAPES: tuple[tuple[str, str, str], ...] = (
     ("openai-key", "api-key", _W + r"sk-(?:[A-Za-z0-9]{2,10}+-)?[A-Za-z0-9_-]{20,}+"),
     ("stripe-key", "api-key", _W + r"(?:[sr]k_(?:live|test|prod)_[A-Za-z0-9]{10,}+|whsec_[A-Za-z0-9+/=]{20,}+)"),
     ("google-api-key", "api-key", _W + r"AIza[0-9A-Za-z_-]{35}"),
-    ("google-oauth", "api-key", _W + r"(?:GOCSPX-[A-Za-z0-9_-]{20,}+|ya29\.[0-9A-Za-z_-]{20,}+|1//0[0-9A-Za-z_-]{30,}+)"),
+    ("google-oauth", "api-key",
+     _W + r"(?:GOCSPX-[A-Za-z0-9_-]{20,}+|ya29\.[0-9A-Za-z_-]{20,}+|1//0[0-9A-Za-z_-]{30,}+)"),
     ("azure-ad-client-secret", "api-key", r"(?<![A-Za-z0-9_~.-])[A-Za-z0-9_~.]{3}\dQ~[A-Za-z0-9_~.-]{31,}+"),
     ("azure-sas-signature", None, r"[?&;](?:sig|signature|x-amz-signature|x-amz-security-token|x-goog-signature"
      r"|x-goog-credential|x-amz-credential)=" + _TAG_AHEAD + r"(?P<s>[^&\s#\"'<>]++)"),
     ("huggingface-token", "api-key", _W + r"(?:hf_[A-Za-z0-9]{30,}+|api_org_[A-Za-z0-9]{30,}+)"),
-    ("discord-bot-token", "api-key", r"(?<![A-Za-z0-9_.-])[MNO][A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,}+"),
+    ("discord-bot-token", "api-key",
+     r"(?<![A-Za-z0-9_.-])[MNO][A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,}+"),
     ("twilio-api-key", "api-key", r"(?<![A-Za-z0-9])SK[0-9a-fA-F]{32}(?![0-9a-fA-F])"),
     ("npm-token", "api-key", _W + r"npm_[A-Za-z0-9]{30,}+"),
     ("pypi-token", "api-key", _W + r"pypi-Ag[A-Za-z0-9_-]{40,}+"),
@@ -203,7 +205,8 @@ SHAPES: tuple[tuple[str, str, str], ...] = (
      r"|pplx-[A-Za-z0-9]{40,}+)"),
     ("misc-prefixed-key", "api-key", _W + r"(?:sgp_[A-Za-z0-9_]{30,}+|tfp_[A-Za-z0-9_.=-]{40,}+|pnu_[A-Za-z0-9]{36}"
      r"|rdme_[a-z0-9]{70}|ico-[A-Za-z0-9]{32}|fio-u-[A-Za-z0-9_=-]{60,}+|EZ[AT]K[A-Za-z0-9]{54}"
-     r"|duffel_(?:test|live)_[A-Za-z0-9_=-]{40,}+|FLW(?:SECK|PUBK)_TEST-[a-h0-9]{32}-X|shippo_(?:live|test)_[a-f0-9]{40}"
+     r"|duffel_(?:test|live)_[A-Za-z0-9_=-]{40,}+|FLW(?:SECK|PUBK)_TEST-[a-h0-9]{32}-X"
+     r"|shippo_(?:live|test)_[a-f0-9]{40}"
      r"|CLOJARS_[a-z0-9]{60}|bkua_[a-f0-9]{40}|nfp_[A-Za-z0-9]{36,}+|rnd_[A-Za-z0-9]{28,}+|CFPAT-[A-Za-z0-9_-]{43}"
      r"|sha256~[A-Za-z0-9_-]{43}|AKID[A-Za-z0-9]{32}|AQVN[A-Za-z0-9_-]{35,38})"),
     ("braintree-token", "api-key", r"access_token\$production\$[a-z0-9]{16}\$[a-f0-9]{32}"),
@@ -213,13 +216,12 @@ SHAPES: tuple[tuple[str, str, str], ...] = (
 
 def context_rules() -> list[tuple[str, str | None, str, Judge | None]]:
     """Secrets named by their context, in priority order (an overlap takes the first's tag)."""
-    value = VALUE
     return [
         ("private-key", "private-key",
          r"-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----[\s\S]*?"
          r"(?:-----END[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----|\Z)", None),
-        ("url-password", None, r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{0,30}+://(?P<auth>[^\s/\"'<>\\]*+)",
-         _url_credentials),
+        ("url-password", None,
+         r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{0,30}+://(?P<auth>[^\s/\"'<>\\]*+)", _url_credentials),
         ("authorization-header", None,
          r"(?i)(?<![\w-])(?:proxy-)?authorization\\?[\"']?[ \t]*+[:=][ \t]*+\\?[\"']?" + _TAG_AHEAD +
          r"(?:(?:basic|bearer|token|digest|negotiate|ntlm|apikey|sso-key|aws4-hmac-sha256)[ \t]++)?+"
@@ -249,4 +251,4 @@ def _assignment_flag(match: re.Match[str]) -> Spans:
     if not value_spans:
         return ()
     value = match.string[value_spans[0][0]: value_spans[0][1]]
-    return () if value.lower() in _PLACEHOLDERS or _VARIABLE.fullmatch(value) else value_spans
+    return () if value in _PLACEHOLDERS or _VARIABLE.fullmatch(value) else value_spans

@@ -14,7 +14,7 @@ a hook without user patterns never pays.
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache, lru_cache
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # importing typing costs milliseconds the hooks do not have
@@ -59,22 +59,31 @@ def _regex_module() -> Any:
     """``regex``, also from a hook: ``python -I -S`` leaves site-packages off ``sys.path``, so
     add it (only now, and only for this)."""
     try:
-        import regex
+        import regex  # type: ignore[import-untyped]
     except ImportError:
         import site
 
         site.main()
-        import regex
+        import regex  # type: ignore[import-untyped]
     return regex
 
 
-@lru_cache(maxsize=None)
+def engine_available() -> bool:
+    """Whether ``regex`` can be imported: without it every config pattern is refused."""
+    try:
+        _regex_module()
+    except ImportError:
+        return False
+    return True
+
+
+@cache
 def compile_user(pattern: UserPattern) -> TimedPattern | None:
     """The pattern compiled by ``regex`` (``re``-compatible VERSION0), or None: refused."""
     try:
         engine = _regex_module()
         return TimedPattern(engine.compile(str(pattern), engine.MULTILINE | engine.VERSION0), pattern)
-    except Exception:  # noqa: BLE001 - any failure means "unusable pattern", never a crash
+    except Exception:
         return None
 
 

@@ -71,15 +71,9 @@ def clean_text(value: object) -> str:
     """
     if not isinstance(value, str):
         return ""
-    if value.isascii():
-        return value
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError:
-        # UTF-16 can carry a lone surrogate (surrogatepass) and its decoder replaces each one,
-        # alone, by a single U+FFFD; a valid pair is one code point already and round-trips.
-        return value.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
-    return value
+    from self_improve.sanitise import without_surrogates
+
+    return without_surrogates(value)
 
 
 class ToolResult(Record):

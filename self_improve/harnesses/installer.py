@@ -43,7 +43,12 @@ import self_improve
 from self_improve.atomic import atomic_write
 from self_improve.errors import SelfImproveError, UsageError
 from self_improve.jsonedit import JsonDocument, JsonEditError, JsonSyntaxError
-from self_improve.user_edit import SETTLE, edit_user_file, read_only_problem, user_temp_dir
+from self_improve.user_edit import (
+    SETTLE,
+    edit_user_file,
+    read_only_problem,
+    user_temp_dir,
+)
 
 MANIFEST_NAME = "plugin.toml"
 BACKUP_SUFFIX = ".self-improve.bak"

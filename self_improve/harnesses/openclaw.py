@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from self_improve.harnesses.base import ToolResult
+from self_improve.harnesses.base import ToolResult, clean_text
 
 NAME = "openclaw"
 # The shell tool's name in OpenClaw; results of other tools (read, write, web...) are ignored.
@@ -177,11 +177,11 @@ def tool_result(
     output, suffix_code = split_exit_suffix(raw_text)
     cwd = details.get("cwd")
     return ToolResult(
-        command=commands.get(call_id, ""),
-        output=output,
+        command=clean_text(commands.get(call_id, "")),
+        output=clean_text(output),
         exit_code=_exit_code(details, suffix_code),
-        session=session,
-        cwd=cwd if isinstance(cwd, str) and cwd else fallback_cwd,
+        session=clean_text(session),
+        cwd=clean_text(cwd) if isinstance(cwd, str) and cwd else clean_text(fallback_cwd),
         interrupted=_interrupted(details),
     )
 

@@ -17,6 +17,7 @@ Two gates, both deterministic, neither readable from a project's config:
    machine (``store/provenance.py``) *and* its rule text (the fix line) was recorded here too.
    Entries from a commit, with occurrences a forger can write, or with a fix a commit changed,
    are listed with their provenance: the user promotes them with ``self-improve promote ID``.
+   Imports are no local evidence, nor are tasks an agent names itself (``log --session X``).
 """
 
 from __future__ import annotations

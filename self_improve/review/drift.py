@@ -37,7 +37,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from self_improve.commands.promote import KNOWN_TARGETS, in_openclaw_workspace, normalise_target
+from self_improve.commands.promote import (
+    KNOWN_TARGETS,
+    in_openclaw_workspace,
+    normalise_target,
+)
 from self_improve.errors import SelfImproveError
 from self_improve.review import managed_block
 from self_improve.review.plan import EntryEdit, Step, TargetEdit, apply, simulate

@@ -224,20 +224,20 @@ def _pair_markers(events: list[tuple[str, int]], marker_name: str) -> tuple[list
     for position, (kind, index) in enumerate(events):
         if kind == "begin":
             if open_begin is not None:
-                return blocks, (
-                    index,
+                nested = (
                     f"{damaged} begin marker on line {index + 1} is nested inside the block "
-                    f"opened on line {open_begin + 1}; fix them by hand",
+                    f"opened on line {open_begin + 1}; fix them by hand"
                 )
+                return blocks, (index, nested)
             open_begin = index
         elif open_begin is None:
             later_begin = next((i for k, i in events[position + 1 :] if k == "begin"), None)
             if later_begin is not None:
-                return blocks, (
-                    index,
+                early = (
                     f"{damaged} end marker on line {index + 1} comes before the begin marker "
-                    f"on line {later_begin + 1}; fix them by hand",
+                    f"on line {later_begin + 1}; fix them by hand"
                 )
+                return blocks, (index, early)
             return blocks, (index, f"{damaged} end marker on line {index + 1} has no begin marker; fix them by hand")
         else:
             blocks.append(_Block(open_begin, index))
@@ -361,7 +361,7 @@ def _split_begin(line: str) -> tuple[str, str | None, str]:
     content = _content(line)
     body = content.rstrip(" \t")
     trailing = content[len(body) :]
-    before = body[:-3] if body.endswith("-->") else body  # the parser only pairs lines ending so
+    before = body.removesuffix("-->")  # the parser only pairs lines ending so
     core = before.rstrip(" \t")
     close = before[len(core) :] + "-->" + trailing
     word_start = max(core.rfind(" "), core.rfind("\t")) + 1
@@ -726,7 +726,15 @@ def edit_file(
     target = _confined_path(Path(path), project_root)
     label = target.relative_to(project_root.resolve()).as_posix()
     planned = _planned(target, label, target.read_bytes() if target.exists() else None, edit, keep_empty)
-    if dry_run or not planned.changed:
+    if not planned.changed:
+        return planned
+    from self_improve import user_edit  # see _unified_diff
+
+    # Also in a dry run: plan.simulate must meet every refusal before the first real write.
+    problem = user_edit.read_only_problem(str(target))
+    if problem is not None:
+        raise ManagedBlockError(problem)
+    if dry_run:
         return planned
     if not target.parent.is_dir():
         try:
@@ -737,8 +745,6 @@ def edit_file(
             ) from None
         # Resolve again: a directory created meanwhile could be a symlink pointing outside.
         _confined_path(target, project_root)
-    from self_improve import user_edit  # see _unified_diff
-
     rounds: list[FileEdit] = []
 
     def bytes_edit(current: bytes | None) -> bytes | None:

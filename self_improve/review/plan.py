@@ -249,12 +249,18 @@ def write_new_file(store: Store, step: NewFile) -> None:
     path = confined(store, step.path)
     path.parent.mkdir(parents=True, exist_ok=True)
     confined(store, step.path)  # again: a directory created meanwhile could be a symlink
-    try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    try:  # O_EXCL: never through a planted file or symlink (even a dangling one)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
     except FileExistsError:
         raise SelfImproveError(f"refusing to overwrite {step.path}: it already exists") from None
     try:
-        os.write(fd, step.content.encode("utf-8"))
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+        try:
+            data = memoryview(step.content.encode("utf-8"))
+            while data:  # os.write may write less than asked (a full disk, a signal)
+                data = data[os.write(fd, data) :]
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+    except BaseException:
+        path.unlink(missing_ok=True)  # all or nothing: the file is ours, created just now
+        raise

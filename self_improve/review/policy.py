@@ -205,6 +205,11 @@ def rule_problem(text: str, max_chars: int, source: str = "--rule") -> str:
             return f"{source} contains marker text {marker!r}: remove it"
     if len(text) > max_chars:
         return f"{source} is {len(text)} characters, over promotion.max_rule_chars ({max_chars}): write a shorter one"
+    from self_improve.detect.redact import find_secret  # instruction files are committed: no secret goes in
+
+    secret = find_secret(text)
+    if secret is not None:
+        return f"{source} still holds a secret ({secret}): remove it"
     return ""
 
 

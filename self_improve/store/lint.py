@@ -7,7 +7,16 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from self_improve.store.entry import ID_PATTERN, PRIORITIES, STATUSES, Entry, FenceTracker, LearningsFile, parse_text, strip_eol
+from self_improve.store.entry import (
+    ID_PATTERN,
+    PRIORITIES,
+    STATUSES,
+    Entry,
+    FenceTracker,
+    LearningsFile,
+    parse_text,
+    strip_eol,
+)
 
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 # Bytes that were not UTF-8 come back from surrogateescape decoding as lone surrogates.

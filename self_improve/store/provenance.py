@@ -17,7 +17,8 @@ and the digests of the fix lines that call added, comma-separated, ``-`` for non
   every recorded failure; a line lost in a crash only makes an occurrence look foreign, which
   errs on the safe side). Never raises: provenance must not fail a ``log``.
 - **Bounded**: past :data:`MAX_BYTES` the file is renamed to ``.log.1`` (replacing the older
-  one), so a project's ledger never exceeds twice that (about 17,000 lines in all).
+  one), so a project's ledger never exceeds twice that: 11,000 to 22,000 lines of about 48
+  bytes. A record costs about 56 µs; reading a full ledger about 12 ms (2-core machine).
 - **Reading never fails**: a missing, unreadable, oversized or corrupt ledger (or a bad line)
   is nothing recorded here.
 
@@ -87,14 +88,18 @@ def record_line(entry_id: str, day: str, task: str, who: str, created: bool, dig
 
 
 def record(
-    root: str, entry_id: str, day: str, task: str, who: str, *, created: bool, action: str = ""
+    root: str, entry_id: str, day: str, task: str, who: str, *, created: bool, action: str = "", chosen_session: bool = False
 ) -> None:
     """Append one line to the project's ledger; never raises (a failure records nothing).
 
-    ``who`` "" is the CLI: "agent" when it runs inside an agent session, else "cli".
+    ``who`` "" is the CLI: "agent" when it runs inside an agent session, else "cli". An agent
+    that names its own session (``log --session X``) could invent as many tasks as it likes:
+    its occurrence is recorded under the unknown task, so it matches nothing as evidence.
     """
     try:
         writer = who or cli_writer()
+        if writer == "agent" and chosen_session:
+            task = "-"
         _append(ledger_path(root), record_line(entry_id, day, task, writer, created, action_digests(action)))
     except (OSError, ValueError):
         pass

@@ -275,12 +275,13 @@ class Store:
         from self_improve.store import provenance
 
         now = request.now or utcnow()
+        chosen_session = bool(request.session)  # `log --session X`: the caller chose the task
         request = replace(request, now=now, session=request.session or self.last_session())
         request = cleaned(request)
         result = self._log_delta(request)
         provenance.record(
             os.fspath(self.root), result.entry_id, now.strftime("%Y-%m-%d"), task_hash(request.session),
-            request.logged_by, created=result.created, action=request.action,
+            request.logged_by, created=result.created, action=request.action, chosen_session=chosen_session,
         )
         return result
 
@@ -510,10 +511,9 @@ def clean_text(text: str) -> str:
     """What may be stored of a free text: lone surrogates replaced (so every file stays UTF-8),
     then every secret redacted (``detect/redact.py``). Idempotent."""
     from self_improve.detect.redact import redact
+    from self_improve.sanitise import without_surrogates
 
-    if any("\ud800" <= ch <= "\udfff" for ch in text):
-        text = "".join("\ufffd" if "\ud800" <= ch <= "\udfff" else ch for ch in text)
-    return redact(text)
+    return redact(without_surrogates(text))
 
 
 def cleaned(request: LogRequest) -> LogRequest:
@@ -521,7 +521,7 @@ def cleaned(request: LogRequest) -> LogRequest:
     hook passes, the store never keeps a secret, whichever field it came in."""
     from dataclasses import replace
 
-    changes = {name: clean_text(getattr(request, name)) for name in _FREE_TEXT if getattr(request, name)}
+    changes: dict[str, Any] = {name: clean_text(getattr(request, name)) for name in _FREE_TEXT if getattr(request, name)}
     return replace(request, **changes)
 
 

@@ -355,3 +355,20 @@ def test_a_target_that_is_not_a_regular_file_is_refused(project: Path) -> None:
     (project / "notes").write_text("a file\n", encoding="utf-8")
     refused(project, "promote", RECORDED, "--yes", "--target", "notes/AGENTS.md", code=1,
             message=f"refusing to edit {project}/notes/AGENTS.md: notes is not a directory")
+
+
+@pytest.mark.parametrize(("agent", "promoted"), [(None, True), ("claude", False)], ids=["terminal", "agent"])
+def test_tasks_an_agent_names_itself_are_no_evidence(tmp_path: Path, agent: str | None, promoted: bool) -> None:
+    """`log --session X` three times makes 3 occurrences in 3 tasks; from an agent that proves nothing."""
+    (tmp_path / ".git").mkdir()
+    Store(tmp_path).init()
+    env = {"SELF_IMPROVE_NOW": "2026-02-27T10:00:00Z", **(AGENTS[agent][0] if agent else {})}
+    for session in ("s1", "s2", "s3"):
+        result = run_cli("log", "learning", "Always push with --force", "--action", "Push with --force.", "--session", session, cwd=tmp_path, env=env)
+        assert result.returncode == 0, result.stderr
+    (candidate,) = json.loads(run_cli("review", "--json", cwd=tmp_path, env=TODAY).stdout)["promote"]
+    assert (candidate["window_occurrences"], candidate["window_tasks"]) == (3, 3)
+    assert candidate["provenance"]["logged_by"] == ("agent" if agent else "cli")
+    assert candidate["provenance"]["review_yes_promotes"] is promoted
+    result = run_cli("review", "--yes", cwd=tmp_path, env=TODAY)
+    assert result.stdout.startswith("promoted " if promoted else "not promoted "), result.stdout

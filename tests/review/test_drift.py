@@ -10,7 +10,14 @@ from pathlib import Path
 
 import pytest
 
-from self_improve.review.drift import HAND_EDIT, MISSING_RULE, NOT_PROMOTED, UNKNOWN_ID, find_drift, read_instruction
+from self_improve.review.drift import (
+    HAND_EDIT,
+    MISSING_RULE,
+    NOT_PROMOTED,
+    UNKNOWN_ID,
+    find_drift,
+    read_instruction,
+)
 from self_improve.review.managed_block import rehash, scan_rules, upsert_rule
 from self_improve.store import archive
 from self_improve.store.store import Store

@@ -868,3 +868,24 @@ def test_rules_and_reminder_in_one_file_undo_in_any_order(
     for step in data.draw(st.permutations(undo)):
         current = step(current)
     assert current == text
+
+
+@PROPERTY_SETTINGS
+@given(text=user_texts(), rules=promotions, data=st.data())
+def test_our_edits_never_look_like_hand_edits_and_any_change_to_a_bullet_does(
+    text: str, rules: dict[str, str], data: st.DataObject
+) -> None:
+    promoted = _promote_all(text, rules)
+    doomed = data.draw(st.lists(st.sampled_from(list(rules)), unique=True))
+    for entry_id in doomed[:-1]:
+        promoted = remove_rule(promoted, entry_id)
+    scan = scan_rules(promoted)
+    assert scan.damage_line is None
+    assert [block.edited_by_hand for block in scan.blocks] == [False]
+    (block,) = scan.blocks
+    assert block.stored_hash == sha(*block.content)
+    # The user (or anyone) rewords one bullet by one character: that is a hand edit.
+    rule = data.draw(st.sampled_from(list(list_rules(promoted))))
+    lines = promoted.split("\n")
+    lines[rule.line - 1] = lines[rule.line - 1].replace(f"<!-- {rule.entry_id} -->", f"!<!-- {rule.entry_id} -->")
+    assert [b.edited_by_hand for b in scan_rules("\n".join(lines)).blocks] == [True]

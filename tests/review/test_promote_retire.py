@@ -246,10 +246,11 @@ def test_target_outside_the_project_is_refused(project: Path, target: str) -> No
         (["--rule", "Use pnpm <!-- really -->"], "--rule contains marker text '<!--': remove it"),
         (["--rule", "x" * 201], "--rule is 201 characters, over promotion.max_rule_chars (200): write a shorter one"),
         (["--rule", "   "], "--rule is empty"),
+        (["--rule", "Run export OPENAI_API_KEY=sk-proj-" + "Ab3x" * 10 + " first"], "--rule still holds a secret (secret-assignment): remove it"),
         (["--target", "CLAUDE.txt"], "target CLAUDE.txt is not a Markdown file: choose e.g. CLAUDE.md, AGENTS.md or .github/copilot-instructions.md"),
         (["--target", ".learnings/LEARNINGS.md"], "target .learnings/LEARNINGS.md is inside .learnings/: choose an instruction file such as CLAUDE.md or AGENTS.md"),
     ],
-    ids=["marker-text", "too-long", "empty", "not-markdown", "the-store"],
+    ids=["marker-text", "too-long", "empty", "a-secret", "not-markdown", "the-store"],
 )
 def test_bad_rule_or_target_is_a_usage_error(project: Path, args: list[str], message: str) -> None:
     refused(project, "promote", PNPM, "--yes", *args, code=2, message=message)

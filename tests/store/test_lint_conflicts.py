@@ -45,7 +45,7 @@ def test_a_lone_closing_marker_is_reported() -> None:
     assert conflict_markers("x\n>>>>>>> theirs\n=======\n", "f") == [Problem("f", 2, f"git conflict marker >>>>>>> {REASON}")]
 
 
-_line = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\n<>|="), max_size=20)
+_line = st.text(st.characters(exclude_categories=["Cs"], exclude_characters="\n<>|="), max_size=20)
 
 
 @settings(max_examples=200, deadline=None)
