@@ -66,6 +66,25 @@ def _lstat_at(dir_fd: int, name: str) -> os.stat_result | None:
         return None
 
 
+def open_regular(name: str, flags: int, *, dir_fd: int | None = None, mode: int = 0o666) -> tuple[int, os.stat_result]:
+    """Open a regular file without following a link or blocking on a FIFO: (descriptor, its stat).
+
+    ``O_NOFOLLOW | O_NONBLOCK`` are added to ``flags``; a link or anything but a regular file
+    raises UnsafeFile (FileNotFoundError passes through).
+    """
+    try:
+        fd = os.open(name, flags | _NOFOLLOW | _NONBLOCK | _CLOEXEC, mode, dir_fd=dir_fd)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise UnsafeFile(f"{name} is a symlink") from None
+        raise
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode):
+        os.close(fd)
+        raise UnsafeFile(f"{name} is not a regular file")
+    return fd, info
+
+
 def read_at(dir_fd: int, name: str, limit: int | None = None) -> bytes | None:
     """The bytes of a regular file in the directory ``dir_fd`` (None if absent).
 
@@ -73,17 +92,10 @@ def read_at(dir_fd: int, name: str, limit: int | None = None) -> bytes | None:
     Raises UnsafeFile for anything that is not a regular file.
     """
     try:
-        fd = os.open(name, os.O_RDONLY | _NOFOLLOW | _NONBLOCK | _CLOEXEC, dir_fd=dir_fd)
+        fd, _ = open_regular(name, os.O_RDONLY, dir_fd=dir_fd)
     except FileNotFoundError:
         return None
-    except OSError as exc:
-        if exc.errno == errno.ELOOP:
-            raise UnsafeFile(f"{name} is a symlink") from None
-        raise
     try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise UnsafeFile(f"{name} is not a regular file")
         chunks = []
         total = 0
         while limit is None or total < limit:  # to the end: the file may grow while we read
@@ -168,17 +180,12 @@ def _write_temp(dir_fd: int, name: str, data: bytes, mode: int, durable: bool) -
 
 def append_at(dir_fd: int, name: str, data: bytes, *, durable: bool = True, create: bool = True) -> None:
     """Append ``data`` to a regular file, all or nothing: a short write is cut back (``ftruncate``)."""
-    flags = os.O_WRONLY | os.O_APPEND | _NOFOLLOW | _NONBLOCK | _CLOEXEC | (os.O_CREAT if create else 0)
+    flags = os.O_WRONLY | os.O_APPEND | (os.O_CREAT if create else 0)
     try:
-        fd = os.open(name, flags, 0o666 & ~_umask(), dir_fd=dir_fd)
-    except OSError as exc:
-        if exc.errno == errno.ELOOP:
-            raise UnsafeFile(f"refusing to append to {name}: it is a symlink") from None
-        raise
+        fd, info = open_regular(name, flags, dir_fd=dir_fd, mode=0o666 & ~_umask())
+    except UnsafeFile as exc:
+        raise UnsafeFile(f"refusing to append to {exc}") from None
     try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise UnsafeFile(f"refusing to append to {name}: it is not a regular file")
         size = info.st_size
         try:
             _write_all(fd, data)

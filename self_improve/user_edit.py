@@ -55,7 +55,6 @@ WRITER_WAIT = 2.0  # seconds we wait for a writer that still holds the old inode
 SETTLE = 0.05  # seconds a writer that read before our replace has to rename its version over ours
 LOCK_TIMEOUT = 30.0
 _POLL = 0.002
-_READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 
 
 class EditRefused(SelfImproveError):
@@ -94,17 +93,13 @@ def _read_fd(fd: int) -> bytes:
 
 def _snapshot(path: str) -> _Snapshot:
     try:
-        fd = os.open(path, _READ_FLAGS)
+        fd, info = atomic.open_regular(path, os.O_RDONLY)
     except FileNotFoundError:
         return _Snapshot(None, None, None)
-    except OSError as exc:
-        if exc.errno == errno.ELOOP:
-            raise EditRefused(f"refusing to edit {path}: it is a symlink; self-improve changed nothing") from None
-        raise
+    except atomic.UnsafeFile:
+        what = "a symlink" if os.path.islink(path) else "not a regular file"
+        raise EditRefused(f"refusing to edit {path}: it is {what}; self-improve changed nothing") from None
     try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise EditRefused(f"refusing to edit {path}: it is not a regular file; self-improve changed nothing")
         data = _read_fd(fd)
         return _Snapshot(data, fd, info.st_ino)
     except BaseException:
