@@ -23,6 +23,11 @@ Decisions on borderline forms (tests/data/corrections.jsonl holds labelled examp
 Matching is on the case-folded prompt (str.casefold), with curly apostrophes straightened; of
 a long prompt only the first 2,000 and last 500 characters are read.  A pattern is compiled
 (once per process) only when one of its needles occurs in the prompt.
+
+Every pattern is linear in the text (tests/detect/test_corrections_linear.py, timings in
+bench/corrections_linear.py): blanks at a line start stay on that line (spanning blank lines
+they were rescanned from each of them), "A then B in the same sentence" scans each sentence
+once from its start, and blanks before a literal are matched possessively.
 """
 
 from __future__ import annotations
@@ -77,56 +82,64 @@ _NOUNS = (
     r"|name|one|line|test|package|library|dependency|config|type|order|format|way|field|option"
     r"|migration|commit|service|image|container|database|db|query|argument|parameter|value|url|thing"
 )
+_NO_ANSWER = r"(?:i haven't|i have not|not yet|thanks|thank you|it's fine|that's fine|worries|problem)"
+# Where a sentence may start: a pattern that looks for B after A in the same sentence
+# ("A[^.?!\n]*B") is anchored here and finds the first A lazily inside an atomic group, so each
+# sentence is scanned once; from every A it would rescan the rest of the sentence (quadratic).
+_SENTENCE_START = r"(?:^|(?<=[.?!]))"
 _ZH_NOT = r"(?<![级类区特分个识告辨差性先])"  # 别 inside 级别/区别..., and 先别 ("not yet")
 
 # Order is irrelevant for the yes/no answer; the first match names the hit.
 PATTERNS: tuple[_Pattern, ...] = (
     # --- English: the agent's output is judged wrong
     # "No, ...", "Nope.", "no no no," -- but not an answer such as "No, I haven't tried it".
-    _Pattern("en.no", r"^\s*(?:(?:hmm+|well|ugh|wait|ok(?:ay)?)[\s,.]+)?(?:no+|nope|nah)(?:[\s,.!]+(?:no+|nope))*\s*(?:[,.!;:\u2014\u2013-]|$)(?!\s*(?:i haven't|i have not|not yet|thanks|thank you|it's fine|that's fine|worries|problem))"),
+    # It ends at a mark, or at the end of its line or text, unless an answer follows ("No, thanks").
+    _Pattern("en.no", rf"^[^\S\n]*(?:(?:hmm++|well|ugh|wait|ok(?:ay)?)[\s,.]++)?(?:no+|nope|nah)(?:[\s,.!]++(?:no+|nope))*(?:\s*+[,.!;:\u2014\u2013-](?!\s*+{_NO_ANSWER})|(?=[^\S\n]*+(?:\n|\Z))\s*+(?!{_NO_ANSWER}))"),
     _Pattern("en.thats-wrong", r"(?<!\bif )(?<!\bwhether )\b(?:that's|thats|that is|that was|this is|this was|it's|it is|you're|you are|you were|this isn't|that isn't)\s+(?:(?:still|completely|totally|all|just|so|definitely|clearly|obviously|way)\s+)?(?:wrong|incorrect|off|not (?:right|correct|it|true))\b"),
     _Pattern("en.looks-wrong", r"\b(?:doesn't|does not|don't|didn't) (?:look|seem|sound) (?:right|correct)\b|\bway off\b|\b(?:that|this|it) (?:won't|will not|doesn't|does not|can't|cannot|wouldn't) (?:work|compile|run|build)\b|\b(?:that's|this is|it's) (?:a )?(?:hack|hacky|a mess|messy|sloppy|nonsense|garbage|worse)\b|(?<!\bif )(?<!\bwhen )(?<!\bwhether )\b(?:the|your) (?:answer|result|output|calculation)s? (?:is|are|was|were|looks?|seems?) (?:still )?(?:wrong|incorrect|off)\b", skip_questions=True),
-    _Pattern("en.still-wrong", r"\bstill (?:wrong|incorrect|broken|not (?:right|working|fixed|correct))\b|^\s*(?:wrong|incorrect)\b|\bsame (?:error|exception|problem|issue|failure|bug|mistake)\b|\bafter your (?:change|fix|edit|patch|commit)"),
+    _Pattern("en.still-wrong", r"\bstill (?:wrong|incorrect|broken|not (?:right|working|fixed|correct))\b|^[^\S\n]*(?:wrong|incorrect)\b|\bsame (?:error|exception|problem|issue|failure|bug|mistake)\b|\bafter your (?:change|fix|edit|patch|commit)"),
     _Pattern("en.didnt-work", r"\b(?:your|the) (?:fix|change|patch|edit|solution|code|version|approach|suggestion)e?s?(?: you (?:made|wrote|did|suggested|proposed))? (?:still )?(?:doesn't|does not|didn't|did not|isn't|is not|won't) (?:work|help|compile|fix|solve)\b"),
     _Pattern("en.not-what-i-asked", r"\b(?:not|isn't|opposite of|different from) what i (?:asked|wanted|meant|said|requested|need|needed|had in mind)\b|\bnot (?:the|what) [^.?!\n]{0,40}?\b(?:i|we) (?:asked|wanted|meant|said|requested|discussed|agreed)\b|\byou(?:'ve)? got [^.?!\n]{0,30}?\b(?:backwards|wrong|reversed|mixed up|swapped)\b|\b(?:is|are|was|were|that's|it's) (?:made up|fabricated|hallucinated|invented|bogus)\b|\bwhere did you get\b"),
-    _Pattern("en.i-wanted-x-not-y", r"\bi (?:wanted|meant|asked for|needed|said)\b[^.?!\n]*,\s*not\b"),
+    _Pattern("en.i-wanted-x-not-y", rf"{_SENTENCE_START}(?>[^.?!\n]*?\bi (?:wanted|meant|asked for|needed|said)\b)[^.?!\n]*,\s*+not\b"),
     # A house rule stated against what the agent did: "we use tabs here, not spaces".
     _Pattern("en.we-use-x-not-y", r"\bwe (?:always |only |just )?(?:use|prefer|write|run|call|name|keep|put)\b[^.?!\n]{1,50}?,?\s+not\b", skip_questions=True),
     # A reproach about the past: "you should have run the linter first".
     # ("could have" / "would have" are left out: "you could have a look", "you would have to").
     # Only with a past participle: "you should have access now" is information, not a reproach.
     _Pattern("en.you-should-have", r"\byou should(?:'ve| have) (?:\w+ed|run|done|written|known|seen|read|built|made|taken|kept|left|put|set|told|thought|gone|been|chosen|given|found|got|gotten|begun|split|shown|stuck)\b", skip_questions=True),
-    _Pattern("en.thats-not-how", r"\bthat's not (?:how|the way|what)\b|^\s*not (?:like )?(?:that|this)\b|\bdoing it wrong\b"),
-    _Pattern("en.unneeded", r"^\s*(?:there's )?no need (?:for|to)\b|\b(?:that's|that is|this is|it's) (?:overkill|unnecessary|not necessary|too complicated|overcomplicated|way too much)\b|\b(?:wasn't|was not|weren't|were not) (?:needed|necessary|required|asked for)\b"),
+    _Pattern("en.thats-not-how", r"\bthat's not (?:how|the way|what)\b|^[^\S\n]*not (?:like )?(?:that|this)\b|\bdoing it wrong\b"),
+    _Pattern("en.unneeded", r"^[^\S\n]*(?:there's )?no need (?:for|to)\b|\b(?:that's|that is|this is|it's) (?:overkill|unnecessary|not necessary|too complicated|overcomplicated|way too much)\b|\b(?:wasn't|was not|weren't|were not) (?:needed|necessary|required|asked for)\b"),
     _Pattern("en.it-broke", r"\b(?:this|that|it|your (?:change|edit|commit|fix|patch|code)s?|the (?:change|edit|fix|patch)e?s? you (?:made|did|wrote)) (?:just )?(?:broke|breaks|has broken|is breaking|killed|ruined)\b"),
     # --- English: the agent ignored an earlier instruction
-    _Pattern("en.i-told-you", r"\bi (?:already |just |literally )?(?:told|asked) you\b|\bas i (?:already |just )?(?:said|mentioned|explained|told you)\b|(?<!\bif )(?<!\bwhen )\bi (?:already |just |literally )?said\b(?! (?:in|on|at|to|during|that we|we|something|anything|yes|no|ok|okay)\b)|\bi meant\b|\bi (?:never|didn't|did not) (?:ask|say|tell|want|request)(?:ed|s)?\b|\bi never (?:said|told)\b|\bi asked (?:you )?(?:for|to) [^.?!\n]*,? not\b|\b(?:didn't|did) i (?:not )?(?:say|tell you|ask|mention)\b|\bi (?:explicitly |specifically |clearly |only )?asked (?:for|you)\b|\bi (?:explicitly|specifically|clearly) (?:said|told|asked|wanted|mentioned|requested)\b|\bdid you (?:even|actually|really) \w+"),
+    _Pattern("en.i-told-you", rf"\bi (?:already |just |literally )?(?:told|asked) you\b|\bas i (?:already |just )?(?:said|mentioned|explained|told you)\b|(?<!\bif )(?<!\bwhen )\bi (?:already |just |literally )?said\b(?! (?:in|on|at|to|during|that we|we|something|anything|yes|no|ok|okay)\b)|\bi meant\b|\bi (?:never|didn't|did not) (?:ask|say|tell|want|request)(?:ed|s)?\b|\bi never (?:said|told)\b|{_SENTENCE_START}(?>[^.?!\n]*?\bi asked (?:you )?(?:for|to) )[^.?!\n]*,? not\b|\b(?:didn't|did) i (?:not )?(?:say|tell you|ask|mention)\b|\bi (?:explicitly |specifically |clearly |only )?asked (?:for|you)\b|\bi (?:explicitly|specifically|clearly) (?:said|told|asked|wanted|mentioned|requested)\b|\bdid you (?:even|actually|really) \w+"),
     _Pattern("en.already-discussed", r"\b(?:we|i) already (?:discussed|talked about|agreed|went over|covered|explained)\b|\bwe (?:discussed|talked about|agreed on) (?:this|that) (?:already|before)\b|\b(?:second|third|fourth|fifth|\d+(?:nd|rd|th)|umpteenth) time (?:i|i'm|i've|now|that)\b|\bhow many times\b"),
     # --- English: the agent did something it should not have
     _Pattern("en.you-did-wrong", rf"(?<!\bcheck )(?<!\bsure )(?<!\bif )(?<!\bthat )(?<!\bwhat )\byou(?:'ve| have| seem to have| appear to have| accidentally| just)? (?:{_DID_WRONG})\b"),
-    _Pattern("en.you-again", r"\byou \w+ed\b[^.?!\n]*\bagain\b"),
+    _Pattern("en.you-again", rf"{_SENTENCE_START}(?>[^.?!\n]*?\byou \w+ed\b)[^.?!\n]*\bagain\b"),
     _Pattern("en.you-are-doing", r"\byou(?:'re| are) (?:ignoring|overcomplicating|overthinking|overengineering|over-engineering|not listening|not following|going in circles|mixing up|confusing|hallucinating|making (?:things|stuff) up|breaking|deleting|removing)\b"),
     _Pattern("en.you-were-supposed", r"\byou (?:shouldn't|should not|mustn't|must not) (?:have|be|touch|edit|change|modify|delete|remove|add|use|commit|push|run|create|write)\b|\byou(?:'re| are|'re not| are not| were| weren't| aren't)(?: not)? (?:supposed|allowed|meant) to\b|\b(?:the )?same mistake\b"),
     _Pattern("en.why-did-you", r"\bwhy (?:on earth |the hell |in the world )?(?:did|would|didn't|did not|haven't|wouldn't) you (?!think|know|suggest|recommend|prefer|need|want|like|say)\w+|\bwhy (?:are|were) you \w+ing\b|\bwhy'd you\b"),
     # "wrong X" only when aimed at the agent: "you ... the wrong file", "that's the wrong one".
-    _Pattern("en.wrong-thing", rf"(?:\byou\b[^.?!\n]{{0,40}}?|\b(?:that's|that is|this is|it's|it is|that was)\s+(?:the |a |an )?|^\s*)wrong (?:{_NOUNS})s?\b", skip_questions=True),
+    _Pattern("en.wrong-thing", rf"(?:\byou\b[^.?!\n]{{0,40}}?|\b(?:that's|that is|this is|it's|it is|that was)\s+(?:the |a |an )?|^[^\S\n]*)wrong (?:{_NOUNS})s?\b", skip_questions=True),
     # --- English: undo it, stop it, do it the other way
-    _Pattern("en.dont-use-x-use-y", rf"\b{_NEG} (?:use|using) [^.;!?\n]{{1,60}}?(?:[,;.]|\s)\s*(?:use|try|switch to|go with|stick (?:to|with)|we use|like the rest|just)\b"),
+    # What is named stops at most 60 characters on, before a mark or a blank; inside a run of
+    # blanks only at its first one (the others would rescan the run), or just before [,;.].
+    _Pattern("en.dont-use-x-use-y", rf"\b{_NEG} (?:use|using) (?:[^.;!?\n]|[^.;!?\n]{{2,60}}?(?:(?<!\s)|(?=[,;.])))(?:[,;.]|\s)\s*+(?:use|try|switch to|go with|stick (?:to|with)|we use|like the rest|just)\b"),
     _Pattern("en.use-instead", r"\b(?:use|try|switch to|go with) [^.;!?\n]{1,40}? instead\b(?! of)", skip_questions=True),
     # A negative imperative about a repeated behaviour: "don't rewrite the file every time".
-    _Pattern("en.dont-again", r"\b(?:don't|do not|dont|stop|quit)\b[^.?!\n]*\b(?:every time|each time|again|anymore|any more|all the time|another|yet another)\b"),
+    _Pattern("en.dont-again", rf"{_SENTENCE_START}(?>[^.?!\n]*?\b(?:don't|do not|dont|stop|quit)\b)[^.?!\n]*\b(?:every time|each time|again|anymore|any more|all the time|another|yet another)\b"),
     _Pattern("en.dont-invent", r"\b(?:don't|do not|dont|stop) (?:invent|inventing|make up|making up|hallucinate|hallucinating|guess|guessing|assume|assuming|pretend|pretending)\b"),
-    _Pattern("en.stop", r"^\s*stop\s*[.!]|\bstop (?:doing|using|adding|changing|making|creating|writing|touching|editing|modifying|deleting|removing|ignoring|guessing|putting|calling|rewriting|reformatting|breaking|committing|pushing|installing|asking|apologi[sz]ing|that|it)\b"),
+    _Pattern("en.stop", r"^[^\S\n]*stop\s*+[.!]|\bstop (?:doing|using|adding|changing|making|creating|writing|touching|editing|modifying|deleting|removing|ignoring|guessing|putting|calling|rewriting|reformatting|breaking|committing|pushing|installing|asking|apologi[sz]ing|that|it)\b"),
     _Pattern("en.dont-do-that", r"\b(?:don't|do not|dont) (?:do|change|touch) (?:that|this|it)\b|\bleave (?:it|that|them|those|the [\w-]+) (?:alone|as (?:it was|they were|is|it is))\b"),
     _Pattern("en.revert", r"\b(?:revert|undo|roll ?back|reset) (?:that|this|it|those|these|them|everything|all (?:of )?(?:that|those|your|the) changes?|your (?:last )?(?:change|changes|edit|edits|commit)|what you (?:just )?(?:did|changed|wrote|added)|the (?:last|previous) (?:change|edit|commit))\b|\brevert(?: it| that| this| them| those| everything)?\s*[.!]*$|\b(?:put|bring|change|set|move|add|roll) (?:it|them|that|those|this|these|everything|(?:the|my) (?:old|original|previous) [^.?!,;\n]{0,30}?) back\b|\b(?:go|switch|revert) back to (?:the |your |my )?(?:previous|old|original|earlier|prior)\b", skip_questions=True),
-    _Pattern("en.actually", r"^\s*actually\s*[,.!:\u2014\u2013-]|^\s*(?:wait|hold on|hold up)\s*[,.!\u2014\u2013-]+\s*(?:no|don't|do not|stop|that|you|not)\b"),
+    _Pattern("en.actually", r"^[^\S\n]*actually\s*+[,.!:\u2014\u2013-]|^[^\S\n]*(?:wait|hold on|hold up)\s*+[,.!\u2014\u2013-]++\s*+(?:no|don't|do not|stop|that|you|not)\b"),
     # --- Chinese
     _Pattern("zh.not-right", r"不对(?!劲|称|齐|外|的时候|时|的话)", skip_questions=True),
     _Pattern("zh.wrong", r"(?<![报出没不])错了|(?:搞|弄|改|写|理解|看|用|删|想|记)错|(?:是|都是|完全|全)错的", skip_questions=True),
     _Pattern("zh.not-this", r"不是(?:这样|这个意思|我要的|我想要的|我说的|让你|叫你|要你)|不是[^，,。！？!?]{1,20}[，,]\s*(?:是|而是|要|用|应该)|(?:我要的是|我要|我想要|我说的是|要的是)[^。！？]{1,40}[，,]\s*(?:不是|而不是)"),
     _Pattern("zh.still-broken", r"还是不行|(?:同样|一样)的(?:报错|错误|问题|异常)|我(?:没|没有|并没有|从没|又没)(?:让|叫|要)你|谁让你|(?:搞|弄|写|理解|看|放)反|这样(?:不行|不对|不好|不可以)|说好的|你却|(?:加|放|改|弄)回(?:来|去)|还是(?:报错|失败|不对|错)|(?:跟|和)之前一样|(?:破坏|搞坏|弄坏|改坏)了|没(?:有)?必要|原来的(?:逻辑|写法|代码|版本|实现|命名|方案)?(?:是对的|没问题|更好)"),
     _Pattern("zh.should-use", r"应该(?:用|是|改|放在|写成|使用)", skip_questions=True),
-    _Pattern("zh.dont", rf"{_ZH_NOT}(?:别|不要|不许|不准|禁止)(?:再|擅自|私自|随意|随便|乱|自己|自作主张)?(?:用|动|改|删|碰|加|推|提交|使用|修改|写|跳过|猜|瞎)|{_ZH_NOT}(?:别|不要)(?:再|瞎|乱)|不用\s*[^，,。]{{1,20}}[，,]\s*(?:用|改用|换成)"),
+    _Pattern("zh.dont", rf"{_ZH_NOT}(?:别|不要|不许|不准|禁止)(?:再|擅自|私自|随意|随便|乱|自己|自作主张)?(?:用|动|改|删|碰|加|推|提交|使用|修改|写|跳过|猜|瞎)|{_ZH_NOT}(?:别|不要)(?:再|瞎|乱)|不用(?:\s*+[^，,。\s][^，,。]{{0,19}}+|\s++)[，,]\s*+(?:用|改用|换成)"),
     _Pattern("zh.told-you", r"我(?:已经|刚才|刚刚|之前|早就|明明|都|不是)*(?:说过|说了|讲过|讲了|告诉过你|告诉你了|提过|强调过)(?!算)|跟你说(?:过|了)|说了(?:多少|好几|很多|几)(?:遍|次)"),
     _Pattern("zh.you-did-wrong", r"你(?:又|怎么又|还是|居然|竟然)|怎么又|你(?:忘了|漏了|没有|没|删了|忽略了|跳过了)|你怎么(?:把|能|会|还)|你把[^，,。！？]{0,20}(?:覆盖|删|改坏|弄坏|搞坏|去掉|弄丢|搞丢)|你这样(?:改|写|做)|你(?:改|写|加|删|做)的[^，,。！？]{0,12}(?:有问题|不对|错|不行|有bug|没|不能)"),
     _Pattern("zh.why-did-you", r"为什么你|你为什么|为什么要?(?:把|删掉|删了|改了|跳过)"),
@@ -256,10 +269,20 @@ def _normalise(text: str) -> str:
     return text.translate(_APOSTROPHES).casefold()
 
 
-def _in_question(text: str, end: int) -> bool:
-    """Does the sentence holding position ``end`` end with a question mark?"""
-    stop = _compile(_SENTENCE_END).search(text, end)
-    return stop is not None and stop.group(0) in "?？"
+def _in_question(text: str, end: int, seen: list[int] | None = None) -> bool:
+    """Does the sentence holding position ``end`` end with a question mark?
+
+    ``seen`` ([searched from, stop found]) carries the last search over: the many matches of
+    one long sentence then cost one scan to its end, not one each (quadratic).
+    """
+    if seen is not None and seen[0] <= end <= seen[1]:
+        stop = seen[1]
+    else:
+        found = _compile(_SENTENCE_END).search(text, end)
+        stop = found.start() if found is not None else len(text)
+        if seen is not None:
+            seen[:] = (end, stop)
+    return stop < len(text) and text[stop] in "?？"
 
 
 def detect_correction(prompt: Prompt) -> CorrectionHit | None:
@@ -267,12 +290,13 @@ def detect_correction(prompt: Prompt) -> CorrectionHit | None:
     text = _normalise(prompt.text or "")
     if not text.strip():
         return None
+    seen = [len(text) + 1, len(text) + 1]  # nothing searched yet
     for pattern in PATTERNS:
         needles = _NEEDLES.get(pattern.name, ())
         if needles and not any(n in text for n in needles):
             continue
         for match in _compiled(pattern).finditer(text):
-            if pattern.skip_questions and _in_question(text, match.end()):
+            if pattern.skip_questions and _in_question(text, match.end(), seen):
                 continue
             return CorrectionHit(pattern.name, pattern.language)
     return None
