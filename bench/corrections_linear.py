@@ -31,17 +31,10 @@ from self_improve.detect.corrections import detect_correction
 from self_improve.harnesses.base import Prompt
 from tests.detect.test_corrections_linear import OLD, WINDOW, adversarial
 
-BASELINE = re.compile(r"\bq{3}\b", re.MULTILINE)
+from hooks_bounded import BASELINE_PATTERN as BASELINE  # noqa: E402 - bench/ is this script's folder
+from hooks_bounded import _scan  # noqa: E402 - seconds to read the first 32 matches
+
 Row = tuple[float, float, str, str]  # (seconds, baseline seconds, pattern name, input name)
-
-
-def _scan(compiled: re.Pattern[str], text: str) -> float:
-    """Seconds to read the first 32 matches (a skip-questions pattern may read that many)."""
-    started = time.perf_counter()
-    for count, _ in enumerate(compiled.finditer(text)):
-        if count >= 32:
-            break
-    return time.perf_counter() - started
 
 
 def best(function: object, *args: object, runs: int = 3) -> float:
