@@ -32,7 +32,7 @@ from scoring import Score  # noqa: E402
 from self_improve.detect.errors import detect, load_rules  # noqa: E402
 from self_improve.harnesses.base import ToolResult  # noqa: E402
 
-DEFAULT_CORPUS = Path("/work/shared/corpus/public.jsonl")
+DEFAULT_CORPUS = Path(__file__).resolve().parent.parent / "tests" / "data" / "corpus" / "public.jsonl"  # a copy of shared/corpus
 
 REFERENCE_SUBSTRINGS = (
     "error:", "Error:", "ERROR:", "failed", "FAILED", "command not found", "No such file",

@@ -3,7 +3,7 @@
     .venv/bin/python bench/replay.py [--sessions N] [--json]
 
 The trace (bench/replay_trace.py): 12 sessions over 220 simulated days, 10 prompts each, every Bash
-result a real one from the labelled corpus (../shared/corpus/public.jsonl, or $SELF_IMPROVE_CORPUS)
+result a real one from the labelled corpus (tests/data/corpus/public.jsonl, or $SELF_IMPROVE_CORPUS)
 with its real hook payload; cwd is a temp project, session_id one per session.
 
 A deterministic simulated agent:
@@ -52,7 +52,7 @@ import replay_trace as trace
 HOOKS = REPO / "hooks"
 REFERENCE = REPO / "bench" / "reference"
 FIXTURES = REPO / "tests" / "fixtures" / "claude"
-CORPUS = REPO.parent / "shared" / "corpus" / "public.jsonl"
+CORPUS = REPO / "tests" / "data" / "corpus" / "public.jsonl"  # a copy of shared/corpus
 BLOCK = re.compile(r"(\r?\n)?<!-- self-improve:begin.*?<!-- self-improve:end -->(\r?\n)?", re.DOTALL)
 KNOWN_FIX = re.compile(r"^Known fix \(from (\S+)[^)]*\): (.*)$", re.MULTILINE)
 PROJECT_FILES = {

@@ -1,6 +1,6 @@
 """The scripted trace bench/replay.py plays: 12 sessions over 220 simulated days, 10 prompts each.
 
-Every Bash result is a real one from the labelled corpus (../shared/corpus/public.jsonl), named by
+Every Bash result is a real one from the labelled corpus (tests/data/corpus/public.jsonl), named by
 its id; a step without a command of its own runs the next passing result of the corpus, in corpus
 order (real passing output, some of it full of words such as "error" or "failed").
 

@@ -27,7 +27,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 HOOKS = REPO / "hooks"
 REFERENCE = REPO / "bench" / "reference"
-CORPUS = REPO.parent / "shared" / "corpus" / "public.jsonl"
+CORPUS = REPO / "tests" / "data" / "corpus" / "public.jsonl"  # a copy of shared/corpus
 FIXTURES = REPO / "tests" / "fixtures" / "claude"
 FAILING_AT = (3, 12, 25, 33, 47)
 

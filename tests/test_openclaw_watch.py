@@ -1,6 +1,6 @@
 """The OpenClaw transcript watcher, against a copy of a real OpenClaw database.
 
-Hand count of ../shared/openclaw/openclaw-agent.sqlite (7 sessions, 57 rows):
+Hand count of tests/data/openclaw/openclaw-agent.sqlite (a copy of shared/openclaw's) (7 sessions, 57 rows):
 
     session                                   rows  exec results  failing
     29bf1caf-8162-4d74-86e1-a4b6d03aca73         6             0        0
@@ -28,7 +28,6 @@ import shutil
 import signal
 import sqlite3
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -43,7 +42,7 @@ from self_improve import openclaw_watch as ow
 from self_improve.harnesses import openclaw
 from self_improve.harnesses.base import ToolResult
 
-SHARED_DB = Path(__file__).resolve().parents[2] / "shared" / "openclaw" / "openclaw-agent.sqlite"
+SHARED_DB = Path(__file__).resolve().parent / "data" / "openclaw" / "openclaw-agent.sqlite"
 FIXTURE_CWD = "/tmp/ocx/ws"
 FIXTURE_ROWS = 57
 FIXTURE_RESULTS = 5
@@ -52,7 +51,6 @@ FIXTURE_SESSIONS = ("ant-1", "ccplug-1", "e2e-final", "gw-1", "toolrun-1")
 ALL_SESSIONS = 7
 WAIT_S = 20.0
 
-pytestmark = pytest.mark.skipif(not SHARED_DB.is_file(), reason=f"fixture missing: {SHARED_DB}")
 
 
 # -- fakes -----------------------------------------------------------------------------------

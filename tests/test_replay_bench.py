@@ -23,7 +23,6 @@ def _load_bench():
 
 
 replay = _load_bench()
-needs_corpus = pytest.mark.skipif(not replay.CORPUS.is_file(), reason=f"corpus not available at {replay.CORPUS}")
 
 
 @pytest.fixture(scope="module")
@@ -33,7 +32,6 @@ def results() -> dict:
     return json.loads(done.stdout)
 
 
-@needs_corpus
 def test_ours_on_four_sessions(results: dict) -> None:
     ours = results["ours"]
     assert results["sessions"] == 4
@@ -50,7 +48,6 @@ def test_ours_on_four_sessions(results: dict) -> None:
     ]
 
 
-@needs_corpus
 def test_reference_on_four_sessions(results: dict) -> None:
     shipped, stdin = results["reference_shipped"], results["reference_stdin"]
     assert (shipped["error_nudges"], shipped["false_alarms"], shipped["error_tokens"], shipped["logged"]) == (0, 0, 0, 0)
@@ -61,7 +58,6 @@ def test_reference_on_four_sessions(results: dict) -> None:
     assert results["ours"]["reminder_tokens"] + results["ours"]["error_tokens"] < shipped["reminder_tokens"]
 
 
-@needs_corpus
 def test_no_file_touched(results: dict) -> None:
     for name in ("ours", "reference_shipped", "reference_stdin"):
         assert results[name]["files_touched"] == [], name

@@ -1,4 +1,4 @@
-"""Quality on the labelled corpus of real Bash results (/work/shared/corpus/public.jsonl).
+"""Quality on the labelled corpus of real Bash results (tests/data/corpus/public.jsonl, a copy of shared/corpus).
 
 Each row is rebuilt from its hook ``payload`` exactly as the Claude Code adapter sees it
 (PostToolUse: exit 0 + tool_response.stdout; PostToolUseFailure: "Exit code N\\n<output>").
@@ -27,7 +27,6 @@ bench = _load_bench()
 
 CORPUS = bench.DEFAULT_CORPUS
 
-pytestmark = pytest.mark.skipif(not CORPUS.is_file(), reason=f"corpus not available at {CORPUS}")
 
 
 @pytest.fixture(scope="module")

@@ -1,4 +1,4 @@
-"""The OpenClaw adapter against real transcript events (../shared/openclaw/*.jsonl)."""
+"""The OpenClaw adapter against real transcript events (tests/data/openclaw/*.jsonl, copies of shared/openclaw)."""
 
 from __future__ import annotations
 
@@ -11,11 +11,10 @@ import pytest
 from self_improve.harnesses import openclaw
 from self_improve.harnesses.base import ToolResult
 
-SHARED = Path(__file__).resolve().parents[3] / "shared" / "openclaw"
+SHARED = Path(__file__).resolve().parents[1] / "data" / "openclaw"
 FAILING = SHARED / "transcript-failing-exec.jsonl"
 ANTHROPIC = SHARED / "transcript-anthropic-provider.jsonl"
 
-needs_fixtures = pytest.mark.skipif(not FAILING.is_file(), reason=f"fixture missing: {FAILING}")
 
 
 def load_events(path: Path) -> list[dict[str, Any]]:
@@ -35,7 +34,6 @@ def results_of(events: list[dict[str, Any]], session: str) -> list[ToolResult]:
     return results
 
 
-@needs_fixtures
 @pytest.mark.parametrize("path", [FAILING, ANTHROPIC], ids=["openai", "anthropic"])
 def test_real_transcript_gives_one_failing_exec(path: Path) -> None:
     (result,) = results_of(load_events(path), "S")
@@ -49,7 +47,6 @@ def test_real_transcript_gives_one_failing_exec(path: Path) -> None:
     )
 
 
-@needs_fixtures
 def test_real_events_are_wrapped_messages_and_is_error_is_false() -> None:
     # The quirk the adapter exists for: a failing command says isError: false.
     events = load_events(FAILING)
