@@ -43,7 +43,8 @@ PROJECT_DETECT_KEYS = frozenset({"disable", "ignore"})
 
 # (lowest, highest) a project's value is clamped into. The low ends keep the evidence rule
 # meaningful (a repo cannot make one occurrence a promotion candidate); the high ends keep the
-# work bounded.
+# work bounded. The ranges are decided in ``config.SETTINGS`` (``Setting.project``); this is the
+# hooks' copy, which must not import that module (tests/test_config_set.py checks they agree).
 BOUNDS: dict[str, tuple[float, float]] = {
     "log.similarity_threshold": (0.5, 1.0),
     "log.max_occurrences": (5, 100),
