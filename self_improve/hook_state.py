@@ -332,17 +332,6 @@ class Context:
         return self.fs.prune(self.state + "sessions", is_session_file_name, cutoff)
 
 
-def read_counters(state_dir: str | os.PathLike[str]) -> dict[str, int] | None:
-    """The hooks' counters, or None if no hook has counted anything yet."""
-    directory = os.fspath(state_dir)
-    fs = StoreDir(os.path.dirname(directory), owner_ok=True)
-    name = os.path.basename(directory) + "/counters.json"
-    if not fs.is_file(name):
-        return None
-    data = _read_json(fs, name)
-    return {key: int(data.get(key, 0)) for key in COUNTER_NAMES}
-
-
 def note_untrusted(path: str, reason: str) -> None:
     """Say once (per store and reason) in the debug log why the hooks leave a store alone."""
     from self_improve.hooks import debug

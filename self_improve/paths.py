@@ -7,7 +7,7 @@ from pathlib import Path
 
 from self_improve.errors import SelfImproveError
 
-from self_improve.paths_fast import LEARNINGS_DIR
+from self_improve.paths_fast import LEARNINGS_DIR  # noqa: F401 - re-exported: the CLI side imports it from here
 from self_improve.store.trust import find_store_root
 
 PathArg = str | os.PathLike[str]

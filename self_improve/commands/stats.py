@@ -19,7 +19,7 @@ from typing import Any
 
 from self_improve.commands._common import add_json_flag, store_from
 from self_improve.errors import SelfImproveError
-from self_improve.hook_state import COUNTER_NAMES, read_counters
+from self_improve.hook_state import COUNTER_NAMES
 from self_improve.output import colour, print_json
 from self_improve.paths_fast import STATE_DIR
 from self_improve.store import archive as archive_mod
@@ -62,18 +62,18 @@ def _counters(store: Store) -> dict[str, Any] | None:
     return data if isinstance(data, dict) else None
 
 
+def _named_counters(store: Store, names: Iterable[str]) -> dict[str, int] | None:
+    """These counters of the shared file, or None when none of them was ever counted."""
+    data = _counters(store)
+    wanted = tuple(names)
+    if data is None or not any(name in data for name in wanted):
+        return None
+    return {name: _int(data.get(name)) for name in wanted}
+
+
 def read_action_counters(store: Store) -> dict[str, int] | None:
     """Our action counters, or None when no action was ever counted."""
-    data = _counters(store)
-    if data is None or not any(name in data for name in ACTION_COUNTER_NAMES):
-        return None
-    return {name: _int(data.get(name)) for name in ACTION_COUNTER_NAMES}
-
-
-def _hooks_counted(store: Store) -> bool:
-    """Whether a hook ever counted a nudge (our own action counters share the file)."""
-    data = _counters(store)
-    return data is not None and any(name in data for name in COUNTER_NAMES)
+    return _named_counters(store, ACTION_COUNTER_NAMES)
 
 
 def _int(value: Any) -> int:
@@ -121,7 +121,7 @@ def collect(store: Store) -> dict[str, Any]:
         (entry for entry in entries if entry.status == "pending"),
         key=lambda entry: (entry.first_seen or "9999", entry.id),
     )
-    hooks = read_counters(store.state_dir) if _hooks_counted(store) else None
+    hooks = _named_counters(store, COUNTER_NAMES)  # the hooks' nudges share the file with our actions
     return {
         "entries": _by_kind_and_status([*entries, *archived]),
         "total": len(entries) + len(archived),

@@ -14,7 +14,7 @@ a hook without user patterns never pays.
 
 from __future__ import annotations
 
-from functools import cache, lru_cache
+from functools import cache
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # importing typing costs milliseconds the hooks do not have

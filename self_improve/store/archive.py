@@ -39,7 +39,6 @@ from __future__ import annotations
 
 import bisect
 import json
-import os
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass

@@ -8,7 +8,6 @@ a SIGKILL leaves every file parseable and loses at most the entry being written.
 from __future__ import annotations
 
 import bisect
-import hashlib
 import math
 import os
 import re
@@ -108,7 +107,6 @@ class Store:
     ) -> None:
         self.root = Path(root).absolute()
         self.dir = Path(learnings_dir).absolute() if learnings_dir is not None else self.root / LEARNINGS_DIR
-        self.lock_path = self.dir / ".lock"
         self.state_dir = self.dir / STATE_DIR
         self.scope = "project" if learnings_dir is None else "user"
         self._config = config

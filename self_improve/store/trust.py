@@ -283,10 +283,6 @@ class StoreDir:
         finally:
             os.close(fd)
 
-    def makedirs(self, relative: str) -> None:
-        fd, _ = self._parent(relative.rstrip("/") + "/-", create=True)  # every component of `relative`
-        os.close(fd)
-
     def lock(self, relative: str, timeout: float = 30.0) -> _StoreLock:
         return _StoreLock(self, relative, timeout)
 
