@@ -19,7 +19,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # bench/scoring.py, however this file is loaded
 from scoring import Score  # noqa: E402
 from self_improve.detect.corrections import detect_correction  # noqa: E402
-from self_improve.harnesses.base import Prompt  # noqa: E402
+from self_improve.events import Prompt  # noqa: E402
 
 DEFAULT_DATA = ROOT / "tests" / "data" / "corrections.jsonl"
 

@@ -28,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from self_improve.detect import corrections
 from self_improve.detect.corrections import detect_correction
-from self_improve.harnesses.base import Prompt
+from self_improve.events import Prompt
 from tests.detect.test_corrections_linear import OLD, WINDOW, adversarial
 
 from hooks_bounded import BASELINE_PATTERN as BASELINE  # noqa: E402 - bench/ is this script's folder

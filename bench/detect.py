@@ -1,4 +1,4 @@
-"""Score self_improve.detect.errors on the labelled corpus of real Bash results.
+"""Score self_improve.detect.classify on the labelled corpus of real Bash results.
 
     .venv/bin/python bench/detect.py [CORPUS] [--timing]
 
@@ -29,8 +29,8 @@ sys.path.insert(0, str(ROOT))
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # bench/scoring.py, however this file is loaded
 from scoring import Score  # noqa: E402
-from self_improve.detect.errors import detect, load_rules  # noqa: E402
-from self_improve.harnesses.base import ToolResult  # noqa: E402
+from self_improve.detect.classify import detect, load_rules  # noqa: E402
+from self_improve.events import ToolResult  # noqa: E402
 
 DEFAULT_CORPUS = Path(__file__).resolve().parent.parent / "tests" / "data" / "corpus" / "public.jsonl"  # a copy of shared/corpus
 
@@ -177,9 +177,9 @@ def timing() -> None:
         print(f"  {name:<36} {_timed(lambda r=result: detect(r, rules), 20):7.2f} ms")
     cold = (
         "import time; t0=time.perf_counter();"
-        "import self_improve.detect.errors as E; t1=time.perf_counter();"
+        "import self_improve.detect.classify as E; t1=time.perf_counter();"
         "r=E.load_rules(); t2=time.perf_counter();"
-        "from self_improve.harnesses.base import ToolResult;"
+        "from self_improve.events import ToolResult;"
         "E.detect(ToolResult('make', 'compiling module\\n'*60, 0, 's', '/tmp'), r); t3=time.perf_counter();"
         "print(f'{(t1-t0)*1000:.2f} {(t2-t1)*1000:.2f} {(t3-t2)*1000:.2f}')"
     )
@@ -189,7 +189,7 @@ def timing() -> None:
         print("fresh process, best of 7 (import errors.py | load_rules | first detect of 1 KB):")
         for label, prelude in (("nothing imported yet", ""),
                                ("tomllib and ToolResult already imported (the hook's config loader uses tomllib)",
-                                "import tomllib, self_improve.harnesses.base;")):
+                                "import tomllib, self_improve.events;")):
             runs = []
             for _ in range(8):
                 out = subprocess.run([sys.executable, "-c", prelude + cold], cwd=ROOT, env=env,

@@ -37,8 +37,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from self_improve.detect import errors
-from self_improve.hook_budget import MAX_PARSED_BYTES
+from self_improve.detect import classify as errors
+from self_improve.hooks.budget import MAX_PARSED_BYTES
 from tests.detect.regex_adversary import inputs
 from tests.detect.test_regex_linear import packaged_patterns
 
@@ -213,7 +213,7 @@ def report_patterns(rows: list[tuple[float, str, str, str, float]], size: int) -
 
 
 def detect_ms(text: str, exit_code: int) -> float:
-    from self_improve.harnesses.base import ToolResult
+    from self_improve.events import ToolResult
 
     result = ToolResult("./build.sh", text, exit_code, "s", "/p")
     errors.detect(result)

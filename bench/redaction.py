@@ -40,9 +40,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import gitleaks_approx  # noqa: E402
 import secret_corpus  # type: ignore[import-not-found]  # noqa: E402
 from self_improve.detect import redact as redact_module  # noqa: E402
-from self_improve.detect.errors import detect  # noqa: E402
+from self_improve.detect.classify import detect  # noqa: E402
 from self_improve.detect.redact import redact  # noqa: E402
-from self_improve.harnesses.base import ToolResult  # noqa: E402
+from self_improve.events import ToolResult  # noqa: E402
 
 DATA = ROOT / "tests" / "data" / "secrets.jsonl"
 Record = dict[str, object]

@@ -1,56 +1,51 @@
-"""Where the project root and its ``.learnings/`` are, and the safety checks on paths we write."""
+"""Well-known paths, and the checks on paths we write, with ``os.path`` only.
+
+``pathlib`` imports ``urllib.parse`` and ``fnmatch``; on the hooks' hot path that costs more than
+all of our own work, so the hook side of the code uses plain strings and these helpers.
+"""
 
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 from self_improve.errors import SelfImproveError
 
-from self_improve.paths_fast import LEARNINGS_DIR  # noqa: F401 - re-exported: the CLI side imports it from here
-from self_improve.store.trust import find_store_root
-
 PathArg = str | os.PathLike[str]
 
-
-def find_root(start: Path | str | None = None, explicit: Path | str | None = None) -> Path:
-    """``--root`` if given, else the nearest ancestor holding ``.learnings/`` (within the bounds of
-    ``store.trust.find_store_root``) or else ``.git``; else the working directory."""
-    if explicit is not None:
-        root = Path(explicit).expanduser()
-        if not root.is_dir():
-            raise SelfImproveError(f"--root {explicit}: not a directory")
-        return root.absolute()
-    here = Path(start if start is not None else os.getcwd()).absolute()
-    found = find_store_root(str(here))  # bounded by the repository root or $HOME (store/trust.py)
-    if found is not None:
-        return Path(found)
-    home = Path.home().absolute()
-    for candidate in (here, *here.parents):
-        if os.path.lexists(candidate / ".git"):
-            return candidate
-        if candidate == home:
-            break
-    return here
+LEARNINGS_DIR = ".learnings"
+STATE_DIR = ".state"
+LAST_SESSION = "last-session"  # .learnings/.state/last-session: the latest session a hook saw
 
 
-def is_within(path: Path, root: Path) -> bool:
-    try:
-        path.relative_to(root)
-    except ValueError:
-        return False
-    return True
+def xdg_dir(variable: str, fallback: str) -> str:
+    value = os.environ.get(variable)
+    return value if value and os.path.isabs(value) else os.path.join(os.path.expanduser("~"), fallback)
 
 
-def check_inside_root(path: Path, root: Path) -> None:
+def user_config_path() -> str:
+    return os.path.join(xdg_dir("XDG_CONFIG_HOME", ".config"), "self-improve", "config.toml")
+
+
+def user_state_dir() -> str:
+    return os.path.join(xdg_dir("XDG_STATE_HOME", ".local/state"), "self-improve")
+
+
+def user_data_dir() -> str:
+    return os.path.join(xdg_dir("XDG_DATA_HOME", ".local/share"), "self-improve")
+
+
+def user_cache_dir() -> str:
+    return os.path.join(xdg_dir("XDG_CACHE_HOME", ".cache"), "self-improve")
+
+
+def is_within(path: PathArg, root: PathArg) -> bool:
+    """Whether ``path`` is ``root`` or below it (by the names given: resolve both first)."""
+    path, root = os.path.normpath(os.fspath(path)), os.path.normpath(os.fspath(root))
+    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
+
+
+def check_inside_root(path: PathArg, root: PathArg) -> None:
     """Refuse to write through a symlink (or ``..``) that leads outside the project root."""
-    real_root = root.resolve()
-    real = path.resolve()
-    if not is_within(real, real_root):
-        raise SelfImproveError(f"refusing to write {path}: it leads outside the project root {root} (to {real})")
-
-
-def find_learnings_root(start: PathArg) -> Path | None:
-    """The nearest ancestor holding ``.learnings/``: the opt-in rule of the hooks and the watcher."""
-    found = find_store_root(os.fspath(start))
-    return Path(found) if found is not None else None
+    real = os.path.realpath(path)
+    if not is_within(real, os.path.realpath(root)):
+        raise SelfImproveError(f"refusing to write {os.fspath(path)}: it leads outside the project root {os.fspath(root)} (to {real})")

@@ -42,8 +42,8 @@ from dataclasses import dataclass
 
 from self_improve import atomic
 from self_improve.errors import SelfImproveError
-from self_improve.filelock import locked
-from self_improve.paths_fast import user_state_dir
+from self_improve.lock import locked
+from self_improve.paths import user_state_dir
 
 BytesEdit = Callable[[bytes | None], bytes | None]
 """A pure edit: the file's bytes (None: absent) to its new bytes (None: delete the file)."""

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from self_improve import user_edit
-from self_improve.paths_fast import user_state_dir
+from self_improve.paths import user_state_dir
 
 ORIGINAL = b"# Notes\n\nIndent with tabs.\n"
 RULE = b"- Use pnpm. <!-- LRN-20260201-aaa -->\n"

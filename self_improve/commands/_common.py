@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from self_improve.paths import find_root
+from self_improve.store.location import find_root
 from self_improve.store.entry import Entry
 from self_improve.store.occurrences import distinct_tasks
 from self_improve.store.store import Store

@@ -6,13 +6,13 @@ import argparse
 import json
 from pathlib import Path
 
-from self_improve import config as config_mod
-from self_improve import config_trust
+from self_improve.store import config as config_mod
+from self_improve.store import config_trust
 from self_improve.atomic import atomic_write
 from self_improve.commands._common import add_json_flag, store_from
 from self_improve.errors import UsageError
 from self_improve.output import print_json
-from self_improve.paths_fast import user_config_path
+from self_improve.paths import user_config_path
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

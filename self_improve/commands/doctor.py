@@ -24,7 +24,7 @@ from typing import Any
 
 from self_improve.commands._common import add_json_flag
 from self_improve.output import colour, print_json
-from self_improve.paths import find_root
+from self_improve.store.location import find_root
 
 # (event, matcher) pairs each harness needs; see plugin.toml.
 CLAUDE_EVENTS = (("UserPromptSubmit", None), ("PostToolUse", "Bash"), ("PostToolUseFailure", "Bash"))
@@ -123,7 +123,7 @@ def _invalid_json(path: Path) -> str | None:
 
 def claude_checks(home: Path, project: Path) -> list[Check]:
     files = [home / ".claude/settings.json", project / ".claude/settings.json", project / ".claude/settings.local.json"]
-    from self_improve.harnesses.claude_install import plugin_enabled
+    from self_improve.harnesses.claude.install import plugin_enabled
 
     plugin_in = [f for f in files if plugin_enabled(f, "self-improve")]
     if not (home / ".claude").is_dir() and not any(f.exists() for f in files[1:]):
@@ -252,12 +252,12 @@ def _fire(name: str, registration: Registration, python: str, script: Path) -> C
 
 
 def openclaw_checks() -> list[Check]:
-    from self_improve.harnesses.openclaw import default_workspace
+    from self_improve.harnesses.openclaw.adapter import default_workspace
 
     workspace = Path(default_workspace())
     if not workspace.is_dir():
         return []
-    from self_improve.openclaw_block import has_block
+    from self_improve.harnesses.openclaw.block import has_block
 
     checks = []
     agents = workspace / "AGENTS.md"
@@ -277,7 +277,7 @@ def learnings_checks(project: Path) -> list[Check]:
     from self_improve.errors import SelfImproveError
     from self_improve.store.store import Store
 
-    from self_improve import config as config_mod
+    from self_improve.store import config as config_mod
 
     store = Store(project)
     if not store.exists():

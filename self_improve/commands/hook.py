@@ -12,6 +12,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from self_improve import hooks
+    from self_improve.hooks import run as hooks
 
     return hooks.run(args.name)

@@ -118,8 +118,8 @@ def summary_line(change: FileChange) -> str:
 
 def run_git(args: argparse.Namespace, *, install: bool) -> int:
     """``--git``: the merge driver in this clone's git config and our lines in .gitattributes."""
-    from self_improve.git_setup import install_git, uninstall_git
-    from self_improve.paths import find_root
+    from self_improve.store.git_setup import install_git, uninstall_git
+    from self_improve.store.location import find_root
 
     root = find_root(explicit=args.project or getattr(args, "root", None))
     setup = install_git(root, dry_run=args.dry_run) if install else uninstall_git(root, dry_run=args.dry_run)

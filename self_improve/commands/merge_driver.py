@@ -1,17 +1,17 @@
 """``self-improve merge-driver %O %A %B %P``: git's custom merge driver for our files.
 
 git calls it with the base (``%O``), ours (``%A``: the result must be written here), theirs
-(``%B``) and the path in the repository (``%P``). The merge itself is :mod:`self_improve.merge`
+(``%B``) and the path in the repository (``%P``). The merge itself is :mod:`self_improve.store.merge`
 (its docstring documents the semantics); the path decides which merge applies: ``.learnings/``
 files get the entry merge, files with a ``self-improve`` rules block the block merge, anything
 else git's own line merge (``git merge-file``).
 
-Before merging, :mod:`self_improve.merge_safety` checks that neither side looks like lost data (a
+Before merging, :mod:`self_improve.store.merge_safety` checks that neither side looks like lost data (a
 side emptied, reset, truncated or garbled, one that removed entries the other side changed, or
 more than a small share of them without moving them to its archive; a rules block removed or
 damaged while the other side changed it). If one does, ``%A`` gets both versions in full between
 conflict markers and the driver exits 1. To tell an archive move from a dropped entry it reads
-each side's other store files from git's objects (:mod:`self_improve.merge_witness`).
+each side's other store files from git's objects (:mod:`self_improve.store.merge_witness`).
 
 Exit status, as git expects: 0 when the merge is clean, 1 when ``%A`` holds conflict markers.
 The driver never crashes git: on an internal error it writes git's plain line merge of the three
@@ -25,10 +25,10 @@ import argparse
 import sys
 from pathlib import Path
 
-from self_improve import config as config_mod
-from self_improve.merge import DEFAULT_KEEP, MergeResult, git_text_merge
-from self_improve.merge_safety import guarded_merge
-from self_improve.merge_witness import GitStoreWitness
+from self_improve.store import config as config_mod
+from self_improve.store.merge import DEFAULT_KEEP, MergeResult, git_text_merge
+from self_improve.store.merge_safety import guarded_merge
+from self_improve.store.merge_witness import GitStoreWitness
 from self_improve.output import error_line
 from self_improve.paths import LEARNINGS_DIR
 

@@ -46,7 +46,7 @@ from self_improve.commands.retire import plan_retirement
 from self_improve.review import approval
 from self_improve.errors import SelfImproveError, UsageError
 from self_improve.output import colour, error_line, print_json
-from self_improve.paths_fast import STATE_DIR
+from self_improve.paths import STATE_DIR
 from self_improve.review import drift as drift_mod
 from self_improve.review.plan import ArchiveStep, Step, apply, simulate
 from self_improve.review.policy import (
@@ -107,9 +107,7 @@ def pending_triage_count(store: Store) -> int:
 
 
 def pending_triage_line(count: int) -> str:
-    from self_improve.openclaw_block import (
-        pending_line,  # one wording, also in the OpenClaw block
-    )
+    from self_improve.harnesses.openclaw.block import pending_line
 
     return pending_line(count)
 

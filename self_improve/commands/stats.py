@@ -19,9 +19,9 @@ from typing import Any
 
 from self_improve.commands._common import add_json_flag, store_from
 from self_improve.errors import SelfImproveError
-from self_improve.hook_state import COUNTER_NAMES
+from self_improve.hooks.state import COUNTER_NAMES
 from self_improve.output import colour, print_json
-from self_improve.paths_fast import STATE_DIR
+from self_improve.paths import STATE_DIR
 from self_improve.store import archive as archive_mod
 from self_improve.store.entry import KINDS, STATUSES, Entry
 from self_improve.store.store import Store

@@ -17,7 +17,7 @@ from self_improve.errors import SelfImproveError, UsageError
 from self_improve.output import print_json
 
 if TYPE_CHECKING:
-    from self_improve.openclaw_watch import SweepReport
+    from self_improve.harnesses.openclaw.watch import SweepReport
 
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhdw])\s*$", re.IGNORECASE)
 _UNIT_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
@@ -56,8 +56,8 @@ def add_common_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def resolve_paths(args: argparse.Namespace) -> tuple[Path, Path]:
-    from self_improve.harnesses import openclaw
-    from self_improve.openclaw_watch import default_offsets_path
+    from self_improve.harnesses.openclaw import adapter as openclaw
+    from self_improve.harnesses.openclaw.watch import default_offsets_path
 
     state = Path(args.state_dir).expanduser() if args.state_dir else openclaw.state_dir()
     offsets = Path(args.offsets).expanduser() if args.offsets else default_offsets_path()
@@ -78,9 +78,9 @@ def parse_since(text: str, now: datetime | None = None) -> datetime:
 
 
 def run(args: argparse.Namespace) -> int:
-    from self_improve.harnesses import openclaw
-    from self_improve.openclaw_block import refresh_for_projects
-    from self_improve.openclaw_watch import Offsets, OffsetsError, sweep, zstd_backend
+    from self_improve.harnesses.openclaw import adapter as openclaw
+    from self_improve.harnesses.openclaw.block import refresh_for_projects
+    from self_improve.harnesses.openclaw.watch import Offsets, OffsetsError, sweep, zstd_backend
 
     since = parse_since(args.since) if args.since else None
     state, offsets_path = resolve_paths(args)

@@ -20,7 +20,7 @@ from self_improve.commands.sweep import add_common_arguments, resolve_paths
 from self_improve.errors import SelfImproveError
 
 if TYPE_CHECKING:
-    from self_improve.openclaw_watch import SweepReport
+    from self_improve.harnesses.openclaw.watch import SweepReport
 
 
 def register(subparsers: Any) -> None:
@@ -43,7 +43,7 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from self_improve.openclaw_watch import Offsets, OffsetsError, WatchOptions, watch
+    from self_improve.harnesses.openclaw.watch import Offsets, OffsetsError, WatchOptions, watch
 
     state, offsets_path = resolve_paths(args)
     stop = threading.Event()
@@ -68,7 +68,7 @@ def run(args: argparse.Namespace) -> int:
 def on_recorded(projects: frozenset[Path]) -> None:
     """Called after each pass that recorded something, with the projects it touched: show their
     summed pending-triage count in the workspace AGENTS.md block (no block: nothing happens)."""
-    from self_improve.openclaw_block import refresh_for_projects
+    from self_improve.harnesses.openclaw.block import refresh_for_projects
 
     refresh_for_projects(projects)
 

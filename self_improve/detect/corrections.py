@@ -40,7 +40,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # importing typing costs milliseconds the hooks do not have
     from typing import Any
 
-    from self_improve.harnesses.base import Prompt
+    from self_improve.events import Prompt
 
 
 class CorrectionHit(namedtuple("_CorrectionHit", "pattern language")):

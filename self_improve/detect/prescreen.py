@@ -17,7 +17,7 @@ from __future__ import annotations
 import marshal
 import os
 
-from self_improve.paths_fast import user_cache_dir
+from self_improve.paths import user_cache_dir
 
 RULES_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "rules.toml")
 FORMAT = 1

@@ -15,7 +15,9 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping
 
-from self_improve.harnesses import claude, codex, openclaw
+from self_improve.harnesses.claude import adapter as claude
+from self_improve.harnesses.codex import adapter as codex
+from self_improve.harnesses.openclaw import adapter as openclaw
 
 # The vendor-neutral variable some agents set (Claude Code does: claude-code_<version>_agent).
 GENERIC_VARIABLE = "AI_AGENT"

@@ -42,7 +42,7 @@ from typing import Any, Protocol
 import self_improve
 from self_improve.atomic import atomic_write
 from self_improve.errors import SelfImproveError, UsageError
-from self_improve.jsonedit import JsonDocument, JsonEditError, JsonSyntaxError
+from self_improve.harnesses.jsonedit import JsonDocument, JsonEditError, JsonSyntaxError
 from self_improve.user_edit import (
     SETTLE,
     edit_user_file,
@@ -587,10 +587,10 @@ def expand(path_spec: str, target: Target) -> Path:
 
 # name -> module that exposes ``installer() -> Harness``.
 REGISTRY: dict[str, str] = {
-    "claude": "self_improve.harnesses.claude_install",
-    "codex": "self_improve.harnesses.codex",
+    "claude": "self_improve.harnesses.claude.install",
+    "codex": "self_improve.harnesses.codex.adapter",
     # openclaw.installer() hands over to openclaw_install (skill + AGENTS.md block, --workspace).
-    "openclaw": "self_improve.harnesses.openclaw",
+    "openclaw": "self_improve.harnesses.openclaw.adapter",
 }
 ALL = ("claude", "codex", "openclaw")
 

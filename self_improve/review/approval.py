@@ -29,7 +29,7 @@ from dataclasses import dataclass, replace
 from datetime import date
 from typing import Any
 
-from self_improve import config as config_mod
+from self_improve.store import config as config_mod
 from self_improve.harnesses.agent_env import agent_harness
 from self_improve.review.policy import Policy, PromoteCandidate, ReviewPlan
 from self_improve.store import provenance as provenance_mod

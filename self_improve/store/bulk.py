@@ -8,7 +8,7 @@ Each imported entry, in the order given, goes to the first rule that applies:
 1. **Already here** -> unchanged. "Here" means an entry with the same ID whose content is the
    same (compared by :func:`entry_digest`: line endings and the trailing ``---`` do not count), or
    any entry whose ``- Imported-From:`` line records this exact version (``ID@digest``).
-2. **Same ID** -> folded into that entry (:func:`self_improve.merge.absorb_entry` with
+2. **Same ID** -> folded into that entry (:func:`self_improve.store.merge.absorb_entry` with
    ``same_entry=True``: occurrences are a union, counts never double count, status moves forward).
 3. **Archived here** (same ID in ``archive/*.md``) and bringing no occurrence the archived copy
    lacks -> unchanged: someone closed it here, and an import must not bring it back. With new
@@ -36,7 +36,7 @@ from datetime import datetime
 from pathlib import Path
 
 from self_improve.errors import SelfImproveError
-from self_improve.merge import absorb_entry
+from self_improve.store.merge import absorb_entry
 from self_improve.store.archive import archive_dir
 from self_improve.store.entry import (
     ACTIVE_STATUSES,

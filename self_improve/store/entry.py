@@ -18,6 +18,9 @@ import re
 from dataclasses import dataclass, field
 from functools import cached_property
 
+from self_improve.store.fences import FIRST_CHARS as FENCE_FIRST_CHARS
+from self_improve.store.fences import FenceTracker
+
 KINDS: dict[str, tuple[str, str]] = {
     # kind: (ID prefix, file name)
     "learning": ("LRN", "LEARNINGS.md"),
@@ -47,14 +50,15 @@ SUMMARY_SECTIONS = ("Summary", "Requested Capability")
 DETAILS_SECTIONS = ("Details", "Context", "User Context")
 ACTION_SECTIONS = ("Suggested Action", "Suggested Fix", "Suggested Implementation")
 
-ID_PATTERN = re.compile(r"^(LRN|ERR|FEAT)-(\d{8})-([A-Za-z0-9]+)$")
+# The entry-ID grammar, the one copy: TYPE-YYYYMMDD-SUFFIX, ASCII only (``\\d`` would admit other
+# scripts' digits). ``ID_REGEX`` is for embedding in other patterns (a promoted rule's bullet).
+ID_REGEX = r"(?:LRN|ERR|FEAT)-[0-9]{8}-[A-Za-z0-9]+"
+ID_PATTERN = re.compile(rf"^(LRN|ERR|FEAT)-([0-9]{{8}})-([A-Za-z0-9]+)$")
 _HEADER = re.compile(r"^##[ \t]+\[([^\]\r\n]*)\][ \t]*(.*?)[ \t]*$")
 _BOLD_FIELD = re.compile(r"^(?:[-*][ \t]+)?\*\*([^*\r\n]+?)(?::\*\*|\*\*:)[ \t]?(.*?)[ \t]*$")
 _META_LINE = re.compile(r"^[-*][ \t]+([A-Za-z][A-Za-z0-9 _/-]*?):[ \t]?(.*?)[ \t]*$")
 _SECTION = re.compile(r"^###[ \t]+(.+?)[ \t]*#*[ \t]*$")
-_FENCE = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})")
 _SEPARATOR = re.compile(r"^[ \t]*---+[ \t]*$")
-_FENCE_FIRST = frozenset(" \t`~")
 
 
 def strip_eol(line: str) -> str:
@@ -85,30 +89,6 @@ def split_lines(text: str) -> list[str]:
     if lines[-1]:
         out.append(lines[-1])
     return out
-
-
-class FenceTracker:
-    """Tells whether a line is inside a fenced code block (CommonMark's opening/closing rule)."""
-
-    def __init__(self) -> None:
-        self._open: str | None = None
-
-    @property
-    def is_open(self) -> bool:
-        return self._open is not None
-
-    def inside_after(self, bare_line: str) -> bool:
-        """Feed one line; returns True if this line is part of a fence (including its markers)."""
-        match = _FENCE.match(bare_line)
-        if self._open is None:
-            if match:
-                self._open = match.group(1)
-                return True
-            return False
-        if match and match.group(1)[0] == self._open[0] and len(match.group(1)) >= len(self._open):
-            if not bare_line.strip()[len(match.group(1)) :].strip():
-                self._open = None
-        return True
 
 
 @dataclass(frozen=True)
@@ -161,7 +141,7 @@ class Entry:
         out = []
         for line in self._bare:
             # Only a line starting with a fence character or indentation can open or close one.
-            if tracker.is_open or line[:1] in _FENCE_FIRST:
+            if tracker.is_open or line[:1] in FENCE_FIRST_CHARS:
                 out.append(tracker.inside_after(line))
             else:
                 out.append(False)
@@ -449,8 +429,8 @@ class LearningsFile:
 # Only fence lines and header lines can change where entries start. A search for a newline
 # followed by one of them runs at C speed (a literal first character); the fence-aware check
 # then looks at those few lines only.
-_CANDIDATE_AFTER_NEWLINE = re.compile("\n(?=##[ \t]+\\[|[ \t]{0,3}(?:```|~~~))")
-_CANDIDATE_AT_START = re.compile("##[ \t]+\\[|[ \t]{0,3}(?:```|~~~)")
+_CANDIDATE_AFTER_NEWLINE = re.compile("\n(?=##[ \t]+\\[| {0,3}(?:```|~~~))")
+_CANDIDATE_AT_START = re.compile("##[ \t]+\\[| {0,3}(?:```|~~~)")
 
 
 def entry_offsets(text: str) -> list[int]:

@@ -11,7 +11,7 @@ import secrets
 from collections.abc import Container
 from datetime import datetime
 
-from self_improve.store.entry import ID_PATTERN, KINDS
+from self_improve.store.entry import KINDS
 
 _ALPHABET = "0123456789abcdefghijklmnopqrstuvwxyz"
 
@@ -26,6 +26,3 @@ def new_id(kind: str, now: datetime, taken: Container[str]) -> str:
             return candidate
     raise RuntimeError("could not allocate a unique ID")  # 36**8 choices: unreachable in practice
 
-
-def is_valid_id(entry_id: str) -> bool:
-    return ID_PATTERN.match(entry_id) is not None

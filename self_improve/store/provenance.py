@@ -56,7 +56,7 @@ def ledger_path(root: str) -> str:
     """This project's ledger, keyed by its real path (a symlinked checkout is the same project)."""
     import hashlib
 
-    from self_improve.paths_fast import user_state_dir
+    from self_improve.paths import user_state_dir
 
     key = hashlib.sha256(os.path.realpath(os.fspath(root)).encode("utf-8", "surrogateescape")).hexdigest()[:24]
     return os.path.join(user_state_dir(), LEDGER_DIR, key + ".log")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from self_improve.paths_fast import LEARNINGS_DIR, user_state_dir
+from self_improve.paths import LEARNINGS_DIR, user_state_dir
 
 
 def registry_path() -> Path:

@@ -17,10 +17,10 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from self_improve import config as config_mod
+from self_improve.store import config as config_mod
 from self_improve.errors import SelfImproveError, UsageError
 from self_improve.paths import LEARNINGS_DIR
-from self_improve.paths_fast import LAST_SESSION, STATE_DIR
+from self_improve.paths import LAST_SESSION, STATE_DIR
 from self_improve.store import occurrences as occ
 from self_improve.store.entry import (
     ACTIVE_STATUSES,
@@ -120,7 +120,7 @@ class Store:
         Its files live in the XDG data dir (``~/.local/share/self-improve/``); its root, for the
         paths it promotes to (``~/.claude/CLAUDE.md``, ``~/.codex/AGENTS.md``), is the home folder.
         """
-        from self_improve.paths_fast import user_data_dir
+        from self_improve.paths import user_data_dir
 
         return cls(Path.home(), learnings_dir=user_data_dir())
 
@@ -509,7 +509,7 @@ def clean_text(text: str) -> str:
     """What may be stored of a free text: lone surrogates replaced (so every file stays UTF-8),
     then every secret redacted (``detect/redact.py``). Idempotent."""
     from self_improve.detect.redact import redact
-    from self_improve.sanitise import without_surrogates
+    from self_improve.detect.sanitise import without_surrogates
 
     return redact(without_surrogates(text))
 

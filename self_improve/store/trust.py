@@ -329,7 +329,7 @@ class _StoreLock:
         self._held: object = None
 
     def __enter__(self) -> None:
-        from self_improve.filelock import locked
+        from self_improve.lock import locked
 
         fd, name = self.store_dir._parent(self.relative, create=True)
         try:

@@ -11,9 +11,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from self_improve.detect import corrections, errors
+from self_improve.detect import corrections
+from self_improve.detect import classify as errors
 from self_improve.detect.corrections import CorrectionHit, detect_correction
-from self_improve.harnesses.base import Prompt
+from self_improve.events import Prompt
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "corrections.jsonl"
 

@@ -30,7 +30,7 @@ from hypothesis import strategies as st
 
 from self_improve.detect import corrections
 from self_improve.detect.corrections import CorrectionHit, detect_correction
-from self_improve.harnesses.base import Prompt
+from self_improve.events import Prompt
 from tests.detect.regex_adversary import first_hits, inputs, pieces
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "corrections.jsonl"

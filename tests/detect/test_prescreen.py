@@ -10,8 +10,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from self_improve.detect import errors, prescreen
-from self_improve.harnesses.base import ToolResult
+from self_improve.detect import prescreen
+from self_improve.detect import classify as errors
+from self_improve.events import ToolResult
 
 CORPUS = Path(__file__).resolve().parents[1] / "data" / "corpus" / "public.jsonl"
 

@@ -177,7 +177,7 @@ def test_redact_is_idempotent_and_never_raises(text: str) -> None:
 ORDINARY_OUTPUTS = {
     "python-traceback": (
         "Traceback (most recent call last):\n"
-        '  File "/home/dev/src/self_improve/detect/errors.py", line 1092, in detect\n'
+        '  File "/home/dev/src/self_improve/detect/classify.py", line 1092, in detect\n'
         "    return Detection(found.key, rules.title(found.key), _excerpt(text, found.offset))\n"
         "ModuleNotFoundError: No module named 'self_improve.harnesses.openclaw_transcripts'"),
     "pip-hashes": (

@@ -14,9 +14,9 @@ from types import ModuleType
 
 import pytest
 
-from self_improve.detect.errors import detect
+from self_improve.detect.classify import detect
 from self_improve.detect.redact import find_secret, redact
-from self_improve.harnesses.base import ToolResult
+from self_improve.events import ToolResult
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 

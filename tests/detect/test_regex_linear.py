@@ -18,7 +18,7 @@ import regex  # type: ignore[import-untyped]
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from self_improve.detect import errors
+from self_improve.detect import classify as errors
 from tests.detect.regex_adversary import first_hits, inputs, pieces
 
 RULES = Path(errors.__file__).with_name("rules.toml")

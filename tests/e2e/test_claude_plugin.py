@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pytest
 
-from self_improve.harnesses.claude_install import installer as claude_installer
+from self_improve.harnesses.claude.install import installer as claude_installer
 from self_improve.harnesses.installer import Target
 from tests.e2e.claude_client import ClaudeInstall, ClaudeRun, claude_env, prepare_home
 from tests.e2e.mock_anthropic import MockAnthropic, hook_context, tool_results

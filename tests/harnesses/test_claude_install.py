@@ -17,8 +17,8 @@ from self_improve.commands import install as install_cmd
 from self_improve.commands import uninstall as uninstall_cmd
 from self_improve.errors import SelfImproveError, UsageError
 from self_improve.harnesses import installer as inst
-from self_improve.harnesses.claude_install import ClaudeInstaller
-from self_improve.harnesses.claude_install import installer as claude_installer
+from self_improve.harnesses.claude.install import ClaudeInstaller
+from self_improve.harnesses.claude.install import installer as claude_installer
 from tests.helpers import REPO
 
 PY = "/opt/python/bin/python3"
@@ -358,7 +358,7 @@ def test_cli_harness_none_and_unknown(home: Path, capsys: pytest.CaptureFixture[
 def test_all_includes_openclaw_only_once_it_has_an_installer() -> None:
     names = [h.name for h in inst.select("all")]
     assert names[:2] == ["claude", "codex"]
-    from self_improve.harnesses import openclaw
+    from self_improve.harnesses.openclaw import adapter as openclaw
 
     assert ("openclaw" in names) == callable(getattr(openclaw, "installer", None))
 

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from self_improve.harnesses import openclaw
-from self_improve.harnesses.base import ToolResult
+from self_improve.harnesses.openclaw import adapter as openclaw
+from self_improve.events import ToolResult
 
 SHARED = Path(__file__).resolve().parents[1] / "data" / "openclaw"
 FAILING = SHARED / "transcript-failing-exec.jsonl"

@@ -10,16 +10,10 @@ import pytest
 from self_improve.commands import watch as watch_cmd
 from self_improve.errors import SelfImproveError, UsageError
 from self_improve.harnesses import installer as inst
-from self_improve.harnesses import openclaw
-from self_improve.harnesses.openclaw_install import STAMP_NAME, OpenClawInstaller, Stamp, skill_sources
-from self_improve.harnesses.openclaw_install import installer as openclaw_installer
-from self_improve.openclaw_block import (
-    MAX_BLOCK_CHARS,
-    install_text,
-    pending_count,
-    refresh_pending_line,
-    refresh_text,
-)
+from self_improve.harnesses.openclaw import adapter as openclaw
+from self_improve.harnesses.openclaw.install import STAMP_NAME, OpenClawInstaller, Stamp, skill_sources
+from self_improve.harnesses.openclaw.install import installer as openclaw_installer
+from self_improve.harnesses.openclaw.block import MAX_BLOCK_CHARS, install_text, pending_count, refresh_pending_line, refresh_text
 from self_improve.review.managed_block import OPENCLAW_FILE_LIMIT
 from self_improve.store.store import LogRequest, Store
 from tests.helpers import REPO, run_cli, tree_hash
