@@ -1,0 +1,97 @@
+"""A planned change to one file, shown before it is made: the one diff, the one confinement check.
+
+``install``, ``promote``, ``retire``, ``review`` and the OpenClaw installer all plan first and
+write later, and every ``--dry-run`` prints the same git-style diff, so a user reads one format.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+
+from self_improve.errors import SelfImproveError
+
+Content = bytes | str | None  # None: the file is absent (before) or is to be deleted (after)
+
+
+def _text(content: Content) -> str:
+    if content is None:
+        return ""
+    if isinstance(content, bytes):
+        return content.decode("utf-8", "surrogateescape")
+    return content
+
+
+def lines_of(text: str) -> list[str]:
+    """Lines ending at ``\\n`` only: a lone ``\\r`` or ``\\x0b`` is text, not a line break."""
+    parts = text.split("\n")
+    lines = [part + "\n" for part in parts[:-1]]
+    if parts[-1]:
+        lines.append(parts[-1])
+    return lines
+
+
+def unified_diff(before: Content, after: Content, label: str) -> str:
+    """git-style unified diff (``a/label``, ``b/label``; ``/dev/null`` for a created or deleted
+    file; a missing final newline shown as git shows it). Empty when nothing changes."""
+    import difflib  # only a shown plan needs it; the modules that plan must load fast
+
+    out = []
+    for line in difflib.unified_diff(
+        lines_of(_text(before)),
+        lines_of(_text(after)),
+        "/dev/null" if before is None else f"a/{label}",
+        "/dev/null" if after is None else f"b/{label}",
+    ):
+        out.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
+    return "".join(out)
+
+
+def label_for(path: Path, root: Path | None) -> str:
+    """``path`` as the diff names it: relative to ``root`` when it is inside, else absolute."""
+    if root is not None:
+        try:
+            return path.relative_to(root).as_posix()
+        except ValueError:
+            pass
+    return str(path)
+
+
+def confined(path: Path | str, root: Path) -> Path:
+    """The absolute file ``path`` (relative to ``root`` unless absolute) names, refused when it is
+    a symlink, resolves outside ``root`` (a ``..`` or a linked parent directory), or exists and
+    is not a regular file. Every planned write of a file in a project goes through here."""
+    real_root = root.resolve()
+    if not real_root.is_dir():
+        raise SelfImproveError(f"refusing to write {path}: project root {root} is not a directory")
+    target = Path(path) if Path(path).is_absolute() else root / path
+    if target.is_symlink():
+        raise SelfImproveError(f"refusing to write {target}: it is a symlink")
+    resolved = target.resolve()
+    if not resolved.is_relative_to(real_root):
+        raise SelfImproveError(f"refusing to write {target}: it leads outside the project root {root} (to {resolved})")
+    try:
+        mode = os.lstat(resolved).st_mode
+    except FileNotFoundError:
+        return resolved
+    if not stat.S_ISREG(mode):
+        raise SelfImproveError(f"refusing to write {target}: it is not a regular file")
+    return resolved
+
+
+@dataclass(frozen=True)
+class PlannedChange:
+    """One file's content before and after; ``None`` is absent (before) or delete (after)."""
+
+    path: Path
+    before: bytes | None
+    after: bytes | None
+
+    @property
+    def changed(self) -> bool:
+        return self.before != self.after
+
+    def diff(self, root: Path | None = None) -> str:
+        return unified_diff(self.before, self.after, label_for(self.path, root)) if self.changed else ""
