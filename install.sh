@@ -61,6 +61,14 @@ test)
     ensure_venv
     pip_install --config-settings editable_mode=compat -e "$here[test]"
     cd "$here"
+    # The rules CI enforces, cheapest first; each stops the run when it fails (set -e).
+    echo "== mypy (self_improve/, disallow_untyped_defs)"
+    "$venv/bin/python" -m mypy
+    echo "== import-linter (the rooms' layers, no cycles)"
+    "$venv/bin/lint-imports" --no-cache
+    echo "== ruff"
+    "$venv/bin/ruff" check --no-cache self_improve tests bench
+    echo "== pytest"
     exec "$venv/bin/python" -m pytest "${pytest_args[@]}"
     ;;
 install)

@@ -30,7 +30,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from tests.concurrency_helpers import (
+from tests.concurrency_helpers import (  # noqa: E402 - after the sys.path line above
     APPENDER,
     REWRITER,
     Writer,
@@ -38,7 +38,7 @@ from tests.concurrency_helpers import (
     finish,
     start_cli,
 )
-from tests.test_concurrency import PNPM, RUFF, make_project
+from tests.test_concurrency import PNPM, RUFF, make_project  # noqa: E402
 
 BULLET = re.compile(r"<!-- (LRN-\d{8}-[a-z]+) -->")
 

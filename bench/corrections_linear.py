@@ -31,8 +31,8 @@ from self_improve.detect.corrections import detect_correction
 from self_improve.events import Prompt
 from tests.detect.test_corrections_linear import OLD, WINDOW, adversarial
 
-from hooks_bounded import BASELINE_PATTERN as BASELINE  # noqa: E402 - bench/ is this script's folder
-from hooks_bounded import _scan  # noqa: E402 - seconds to read the first 32 matches
+from hooks_bounded import BASELINE_PATTERN as BASELINE  # bench/ is this script's folder
+from hooks_bounded import _scan  # seconds to read the first 32 matches
 
 Row = tuple[float, float, str, str]  # (seconds, baseline seconds, pattern name, input name)
 
@@ -113,6 +113,13 @@ def main() -> None:
     seconds = best(detect, question)
     print(f"  {seconds * 1000:8.3f} ms {seconds / best(_scan, BASELINE, question, runs=5):8.1f}x"
           f"  {len(question) // 2} hits of 不对 in one question")
+    # A pasted 2 MB prompt is read at its ends only (the window), so it costs what a short one does.
+    filler = "please refactor the parser and keep the tests green " * 40_000
+    short = filler[: args.size]
+    detect(filler)
+    long_seconds, short_seconds = best(detect, filler), best(detect, short)
+    print(f"  {long_seconds * 1000:8.3f} ms {long_seconds / short_seconds:8.1f}x  a {len(filler):,}-character prompt,"
+          f" against its first {len(short):,} characters")
 
 
 if __name__ == "__main__":

@@ -29,7 +29,8 @@ sys.path.insert(0, str(ROOT))
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # bench/scoring.py, however this file is loaded
 from scoring import Score  # noqa: E402
-from self_improve.detect.classify import detect, load_rules  # noqa: E402
+from self_improve.detect.classify import detect  # noqa: E402
+from self_improve.detect.rules import load_rules  # noqa: E402
 from self_improve.events import ToolResult  # noqa: E402
 
 DEFAULT_CORPUS = Path(__file__).resolve().parent.parent / "tests" / "data" / "corpus" / "public.jsonl"  # a copy of shared/corpus
@@ -177,8 +178,8 @@ def timing() -> None:
         print(f"  {name:<36} {_timed(lambda r=result: detect(r, rules), 20):7.2f} ms")
     cold = (
         "import time; t0=time.perf_counter();"
-        "import self_improve.detect.classify as E; t1=time.perf_counter();"
-        "r=E.load_rules(); t2=time.perf_counter();"
+        "import self_improve.detect.classify as E; from self_improve.detect.rules import load_rules;"
+        "t1=time.perf_counter(); r=load_rules(); t2=time.perf_counter();"
         "from self_improve.events import ToolResult;"
         "E.detect(ToolResult('make', 'compiling module\\n'*60, 0, 's', '/tmp'), r); t3=time.perf_counter();"
         "print(f'{(t1-t0)*1000:.2f} {(t2-t1)*1000:.2f} {(t3-t2)*1000:.2f}')"
@@ -186,7 +187,7 @@ def timing() -> None:
     with tempfile.TemporaryDirectory() as cache:
         env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
         env["PYTHONPYCACHEPREFIX"] = cache  # byte-code cached, as after installation
-        print("fresh process, best of 7 (import errors.py | load_rules | first detect of 1 KB):")
+        print("fresh process, best of 7 (import classify.py | load_rules | first detect of 1 KB):")
         for label, prelude in (("nothing imported yet", ""),
                                ("tomllib and ToolResult already imported (the hook's config loader uses tomllib)",
                                 "import tomllib, self_improve.events;")):

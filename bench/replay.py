@@ -47,7 +47,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "bench"))
 
-import replay_trace as trace
+import replay_trace as trace  # noqa: E402 - after the sys.path line above
 
 HOOKS = REPO / "hooks"
 REFERENCE = REPO / "bench" / "reference"

@@ -18,7 +18,7 @@ import sys
 import tempfile
 import time
 import uuid
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta, UTC
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
@@ -34,7 +34,7 @@ ENV = {**os.environ, "PYTHONPATH": str(REPO), "NO_COLOR": "1"}
 def generate(root: Path, count: int) -> int:
     """A store of ``count`` entries split across the three files; returns its size in bytes."""
     Store(root).init()
-    start = datetime(2026, 1, 1, tzinfo=timezone.utc)
+    start = datetime(2026, 1, 1, tzinfo=UTC)
     files = {"LRN": [HEADERS["learning"]], "ERR": [HEADERS["error"]], "FEAT": [HEADERS["feature"]]}
     prefixes = ["LRN"] * 5 + ["ERR"] * 4 + ["FEAT"]
     for n in range(count):
@@ -94,7 +94,7 @@ def main() -> None:
             listing = timed([*CLI, "list", "--json"], root, args.repeat)
             append = timed([*CLI, "log", "learning", "--session", "bench", "--", "SUMMARY"], root, 1)  # warm
             samples = []
-            for n in range(args.repeat):
+            for _ in range(args.repeat):
                 summary = f"A brand new lesson number {uuid.uuid4().hex}"
                 samples.append(timed([*CLI, "log", "learning", "--session", "bench", summary], root, 1))
             append = statistics.median(samples)

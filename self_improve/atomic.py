@@ -118,6 +118,7 @@ def replace_at(
     expect: object = UNCHECKED,
     mode: int | None = None,
     temp_dir_fd: int | None = None,
+    exchange: bool = False,
 ) -> None:
     """Replace ``name`` in the directory ``dir_fd`` with ``data`` (see the module docstring).
 
@@ -134,10 +135,16 @@ def replace_at(
     where = dir_fd if temp_dir_fd is None else temp_dir_fd
     tmp = _write_temp(where, name, data, mode, durable)
     try:
+        checked = None
         if expect is not UNCHECKED:
+            checked = _lstat_at(dir_fd, name)
             now = read_at(dir_fd, name)
             if not (expect(now) if callable(expect) else now == expect):
                 raise Conflict(f"{name} changed while we were editing it")
+        if exchange and checked is not None and _exchanged(where, tmp, dir_fd, name, checked):
+            if durable:
+                _fsync_dir_fd(dir_fd)
+            return
         try:
             os.replace(tmp, name, src_dir_fd=where, dst_dir_fd=dir_fd)
         except OSError as exc:
@@ -146,11 +153,72 @@ def replace_at(
             _unlink_quietly(where, tmp)
             where, tmp = dir_fd, _write_temp(dir_fd, name, data, mode, durable)
             os.replace(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+    except _TempIsTheirs:
+        raise
     except BaseException:
         _unlink_quietly(where, tmp)
         raise
     if durable:
         _fsync_dir_fd(dir_fd)
+
+
+# Between our check of ``expect`` and ``os.replace`` another program may rename its own version
+# in (Claude Code rewrites settings.json so); a plain replace would then drop that version unseen.
+# ``renameat2(RENAME_EXCHANGE)`` swaps the two names atomically instead, so we learn which inode
+# we displaced: the one we checked, or a newcomer, which we swap back (a ``Conflict``: the caller
+# reads again). Linux 3.15+ on most filesystems; elsewhere the plain replace stands.
+_RENAME_EXCHANGE = 2
+
+
+def _renameat2() -> object | None:
+    try:
+        import ctypes
+
+        function = ctypes.CDLL(None, use_errno=True).renameat2
+    except (OSError, AttributeError, ImportError):
+        return None
+    function.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+    return function
+
+
+def _swap(src_dir: int, src: str, dst_dir: int, dst: str) -> bool:
+    """Exchange two names atomically; False when this system cannot (nothing moved then)."""
+    import ctypes
+
+    function = _renameat2()
+    if function is None:
+        return False
+    if function(src_dir, os.fsencode(src), dst_dir, os.fsencode(dst), _RENAME_EXCHANGE) == 0:  # type: ignore[operator]
+        return True
+    code = ctypes.get_errno()
+    if code in (errno.ENOSYS, errno.EINVAL, errno.ENOTSUP, errno.EXDEV, errno.EPERM):
+        return False
+    raise OSError(code, os.strerror(code), dst)
+
+
+def _exchanged(temp_dir: int, tmp: str, dir_fd: int, name: str, checked: os.stat_result) -> bool:
+    """Put ``tmp`` at ``name`` by exchange; True when done (the displaced file is the one checked,
+    now removed), False when the system cannot exchange (the caller replaces as before). Raises
+    ``Conflict`` when the displaced file is a newcomer: it is swapped back, never lost."""
+    ours = _lstat_at(temp_dir, tmp)
+    if ours is None or not _swap(temp_dir, tmp, dir_fd, name):
+        return False
+    displaced = _lstat_at(temp_dir, tmp)
+    if displaced is not None and (displaced.st_dev, displaced.st_ino) == (checked.st_dev, checked.st_ino):
+        _unlink_quietly(temp_dir, tmp)
+        return True
+    for _ in range(8):  # swap the newcomer back; a third writer in between gets the same care
+        if not _swap(temp_dir, tmp, dir_fd, name):
+            break
+        back = _lstat_at(temp_dir, tmp)
+        if back is not None and (back.st_dev, back.st_ino) == (ours.st_dev, ours.st_ino):
+            raise Conflict(f"{name} changed while we were editing it")
+    # Not ours at the temp name: it is somebody's file. Leave it there, never unlink it.
+    raise _TempIsTheirs(f"{name} was being replaced by another program; a version of it is kept at {tmp}")
+
+
+class _TempIsTheirs(Conflict):
+    """The temp name holds another program's file: it must not be removed."""
 
 
 def _write_temp(dir_fd: int, name: str, data: bytes, mode: int, durable: bool) -> str:
@@ -213,7 +281,9 @@ def atomic_write(path: PathArg, data: bytes, *, durable: bool = True, expect: ob
                 temp_fd = open_dir(temp_dir)
             except OSError:
                 temp_fd = None
-        replace_at(dir_fd, os.path.basename(path), data, durable=durable, expect=expect, temp_dir_fd=temp_fd)
+        # A user's file has other writers: with ``expect``, swap names so that none is lost unseen.
+        replace_at(dir_fd, os.path.basename(path), data, durable=durable, expect=expect, temp_dir_fd=temp_fd,
+                   exchange=expect is not UNCHECKED)
     finally:
         os.close(dir_fd)
         if temp_fd is not None:

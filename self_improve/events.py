@@ -6,44 +6,40 @@ these small immutable records, and everything downstream (detect, store) works o
 
 They are hand-written slotted classes rather than dataclasses or named tuples because they sit on
 the hooks' hot path: ``dataclasses`` imports ``inspect`` and ``collections`` is not free either,
-and each costs more than the rest of a passing hook call.
+and each costs more than the rest of a passing hook call. Each record spells out its typed
+``__init__``; :class:`Frozen` gives them equality, hashing, ``repr`` and ``_replace`` from their
+``__slots__``.
 """
 
 from __future__ import annotations
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Self
 
-class Record:
-    """Immutable, comparable and printable; subclasses list their fields in ``__slots__``."""
+
+class Frozen:
+    """Immutable, comparable and printable; a subclass lists its fields in ``__slots__`` and sets
+    them in its own ``__init__`` through :meth:`_set`."""
 
     __slots__: tuple[str, ...] = ()
 
-    def __init__(self, *args: object, **kwargs: object) -> None:
-        names = self.__slots__
-        values = dict(zip(names, args))
-        values.update(kwargs)
-        for name in names:
-            if name not in values:
-                default = self._defaults().get(name, _MISSING)
-                if default is _MISSING:
-                    raise TypeError(f"{type(self).__name__}() missing argument {name!r}")
-                values[name] = default
-        if len(args) > len(names) or set(values) - set(names):
-            raise TypeError(f"{type(self).__name__}() got unexpected arguments")
-        for name in names:
-            object.__setattr__(self, name, values[name])
-
-    @classmethod
-    def _defaults(cls) -> dict[str, object]:
-        return {}
+    def _set(self, *values: object) -> None:
+        """Every field, in ``__slots__`` order (the only writes an immutable record sees)."""
+        for name, value in zip(self.__slots__, values, strict=True):
+            object.__setattr__(self, name, value)
 
     def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"{type(self).__name__} is immutable")
+
+    def __delattr__(self, name: str) -> None:
         raise AttributeError(f"{type(self).__name__} is immutable")
 
     def _astuple(self) -> tuple[object, ...]:
         return tuple(getattr(self, name) for name in self.__slots__)
 
     def __eq__(self, other: object) -> bool:
-        return type(other) is type(self) and other._astuple() == self._astuple()  # type: ignore[attr-defined]
+        return type(other) is type(self) and isinstance(other, Frozen) and other._astuple() == self._astuple()
 
     def __hash__(self) -> int:
         return hash(self._astuple())
@@ -52,13 +48,11 @@ class Record:
         fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__slots__)
         return f"{type(self).__name__}({fields})"
 
-    def _replace(self, **changes: object) -> Record:
+    def _replace(self, **changes: object) -> Self:
         values = {name: getattr(self, name) for name in self.__slots__}
         values.update(changes)
         return type(self)(**values)
 
-
-_MISSING = object()
 
 
 def clean_text(value: object) -> str:
@@ -91,7 +85,7 @@ def without_surrogates(text: str) -> str:
     return text
 
 
-class ToolResult(Record):
+class ToolResult(Frozen):
     """One finished shell command.
 
     ``exit_code`` is ``None`` when the harness does not say (never guess 0 for a missing code:
@@ -107,15 +101,19 @@ class ToolResult(Record):
     cwd: str
     interrupted: bool
 
-    @classmethod
-    def _defaults(cls) -> dict[str, object]:
-        return {"interrupted": False}
+    def __init__(
+        self, command: str, output: str, exit_code: int | None, session: str, cwd: str, interrupted: bool = False
+    ) -> None:
+        self._set(command, output, exit_code, session, cwd, interrupted)
 
 
-class Prompt(Record):
+class Prompt(Frozen):
     """One user prompt, as submitted."""
 
     __slots__ = ("text", "session", "cwd")
     text: str
     session: str
     cwd: str
+
+    def __init__(self, text: str, session: str, cwd: str) -> None:
+        self._set(text, session, cwd)

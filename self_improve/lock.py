@@ -14,7 +14,7 @@ import time
 from self_improve.errors import SelfImproveError
 
 
-class locked:  # noqa: N801 - reads as a function at the call sites: `with locked(path):`
+class locked:
     """Hold ``flock(LOCK_EX)`` on ``lock_path``; the kernel drops it if we are killed."""
 
     def __init__(self, lock_path: str | os.PathLike[str], timeout: float = 30.0, *, dir_fd: int | None = None) -> None:

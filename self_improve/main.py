@@ -99,7 +99,7 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
         sub = subparsers.add_parser(verb, help=help_text, description=help_text)
         if verb == wanted or wanted not in COMMANDS:
             module = importlib.import_module(f"self_improve.commands.{module_name}")
-            module.register(_LazySubParsers(sub))  # type: ignore[arg-type]
+            module.register(_LazySubParsers(sub))
     return parser
 
 

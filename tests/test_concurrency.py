@@ -12,7 +12,6 @@ import re
 from pathlib import Path
 
 from self_improve.review.managed_block import list_rules
-from self_improve.store.store import Store
 from tests.concurrency_helpers import (
     APPENDER,
     REWRITER,
@@ -22,27 +21,12 @@ from tests.concurrency_helpers import (
     settings_keys,
     start_cli,
 )
-from tests.review.test_policy import entry_text, write_project
+from tests.helpers import CLAUDE_MD as ORIGINAL
+from tests.helpers import PNPM, RULES, RUFF, make_project, statuses
 
-PNPM = "LRN-20260201-aaa"
-RUFF = "LRN-20260202-bbb"
-RULES = {PNPM: "Use `pnpm install`, not npm.", RUFF: "Run `ruff check` before committing."}
 PROMOTE_TRIALS = 25
 APPEND_TRIALS = 25
 INSTALL_TRIALS = 20
-ORIGINAL = "# Project\n\nIndent with tabs.\n"
-
-
-def make_project(root: Path) -> Path:
-    root.mkdir()
-    (root / ".git").mkdir()
-    write_project(root, [entry_text(entry_id, f"rule {entry_id}", action=rule) for entry_id, rule in RULES.items()])
-    (root / "CLAUDE.md").write_text(ORIGINAL, encoding="utf-8")
-    return root
-
-
-def statuses(root: Path) -> dict[str, str]:
-    return {entry_id: Store(root).get(entry_id).status for entry_id in RULES}
 
 
 def test_two_concurrent_promotes_keep_both_rules(tmp_path: Path) -> None:

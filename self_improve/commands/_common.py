@@ -1,14 +1,28 @@
-"""What several verbs share: finding the store, and the entry as a JSON object."""
+"""What several verbs share, so that no verb imports another: finding the store, flags, the
+entry as JSON, who is calling, asking a person, counting actions, and the install targets.
+"""
 
 from __future__ import annotations
 
 import argparse
-from typing import Any
+import os
+import shlex
+import sys
+from collections.abc import Callable, Sequence
+from datetime import date
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from self_improve.store.location import find_root
+from self_improve.errors import SelfImproveError, UsageError
 from self_improve.store.entry import Entry
+from self_improve.store.location import find_root
 from self_improve.store.occurrences import distinct_tasks
 from self_improve.store.store import Store
+
+if TYPE_CHECKING:
+    from self_improve.review.plan import Step
+    from self_improve.harnesses.base import Installer as Harness
+    from self_improve.harnesses.installer import FileChange, Target
 
 
 def store_from(args: argparse.Namespace) -> Store:
@@ -43,6 +57,14 @@ def add_json_flag(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print JSON instead of text")
 
 
+def add_dry_run_flag(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--dry-run", action="store_true", help="print the diff of every file that would change; change nothing")
+
+
+def add_yes_flag(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--yes", action="store_true", help="do it without asking (needed off a terminal when promotion.require_approval is on)")
+
+
 def entry_json(entry: Entry) -> dict[str, Any]:
     return {
         "id": entry.id,
@@ -65,3 +87,266 @@ def entry_json(entry: Entry) -> dict[str, Any]:
         "file": entry.file,
         "line": entry.line,
     }
+
+
+# ---- who is calling --------------------------------------------------------------------------------
+
+
+def caller_harness() -> str:
+    """The harness whose agent session runs this command ("an agent" for a bare ``AI_AGENT``),
+    or "" when a person runs it (``harnesses/agent_env``)."""
+    from self_improve.harnesses.agent_env import agent_harness
+
+    return agent_harness()
+
+
+def cli_writer() -> str:
+    """Who the provenance ledger says recorded what this command logs: "agent" or "cli"."""
+    return "agent" if caller_harness() else "cli"
+
+
+def agent_gate() -> str:
+    """The harness to only propose in (``approval.agent_gate`` for this caller); "" when allowed."""
+    from self_improve.review import approval
+
+    return approval.agent_gate(caller_harness())
+
+
+def user_command(args: argparse.Namespace, store: Store, *verb: str) -> str:
+    """The exact command the user runs to do what was proposed (shell-quoted)."""
+    parts = ["self-improve"]
+    if getattr(args, "root", None):
+        parts += ["--root", str(store.root)]
+    parts += verb
+    if store.scope == "user":
+        parts += ["--scope", "user"]
+    return shlex.join(parts)
+
+
+def print_proposal(harness: str, what: Sequence[str], command: str) -> None:
+    from self_improve.review import approval
+
+    for line in what:
+        print(line)
+    print(approval.nothing_changed_line(harness))
+    print(approval.ask_user_line(command))
+
+
+# ---- asking a person -------------------------------------------------------------------------------
+
+
+def today_from(args: argparse.Namespace) -> date:
+    """``--today`` (hidden) or ``$SELF_IMPROVE_TODAY``, for stable tests and goldens; else today."""
+    value = getattr(args, "today", None) or os.environ.get("SELF_IMPROVE_TODAY", "")
+    if not value:
+        return date.today()
+    try:
+        return date.fromisoformat(value)
+    except ValueError:
+        raise UsageError(f"today must be a date YYYY-MM-DD, not {value!r}") from None
+
+
+def add_hidden_test_flags(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--today", default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--interactive", action="store_true", help=argparse.SUPPRESS)
+
+
+def is_interactive(args: argparse.Namespace) -> bool:
+    """On a terminal (stdin and stdout), or forced for tests by --interactive / SELF_IMPROVE_INTERACTIVE=1."""
+    if getattr(args, "interactive", False) or os.environ.get("SELF_IMPROVE_INTERACTIVE") == "1":
+        return True
+    return sys.stdin.isatty() and sys.stdout.isatty()
+
+
+def ask(prompt: str) -> str | None:
+    """One answer from stdin (None at end of input). Echoed when stdin is not a terminal, so a
+    scripted session reads like the one a person would see."""
+    sys.stdout.write(prompt)
+    sys.stdout.flush()
+    line = sys.stdin.readline()
+    if not line:
+        sys.stdout.write("\n")
+        return None
+    answer = line.rstrip("\r\n")
+    if not sys.stdin.isatty():
+        sys.stdout.write(answer + "\n")
+    return answer.strip()
+
+
+def confirm(prompt: str) -> bool:
+    answer = ask(f"{prompt} [y/N] ")
+    return answer is not None and answer.casefold() in ("y", "yes")
+
+
+def require_approval(store: Store, args: argparse.Namespace, preview: Sequence[str], question: str, how: str) -> None:
+    """promotion.require_approval: --yes, or a yes on a terminal; else refuse, changing nothing."""
+    if getattr(args, "yes", False) or not store.setting("promotion.require_approval"):
+        return
+    if is_interactive(args):
+        for line in preview:
+            print(line)
+        if not confirm(question):
+            raise SelfImproveError("cancelled: nothing changed")
+        return
+    raise SelfImproveError(f"promotion.require_approval is on: ask the user, then run `{how} --yes` (nothing changed)")
+
+
+# ---- applying and counting -------------------------------------------------------------------------
+
+
+def bump_actions(store: Store, **counts: int) -> None:
+    """Add to the action counters (``store/counters.py``); a failure here never fails the
+    action it counts."""
+    from self_improve.store import counters
+
+    wanted = {name: by for name, by in counts.items() if by}
+    if not wanted:
+        return
+    try:
+        counters.bump(store.fs, wanted)
+    except (OSError, SelfImproveError):
+        return
+
+
+def apply_counted(store: Store, steps: Sequence[Step], **counts: int) -> bool:
+    """Apply planned steps without asking (the caller has the approval) and count the action;
+    False, with nothing written, when they change nothing. Every refusal comes first."""
+    from self_improve.review.plan import apply, simulate
+
+    if not simulate(store, steps).changed:
+        return False
+    apply(store, steps)
+    bump_actions(store, **counts)
+    return True
+
+
+# ---- install and uninstall ---------------------------------------------------------------------------
+
+HARNESS_HELP = "claude (default), codex, openclaw, a comma list, all (every harness with an installer) or none"
+INSTALL_SCOPES = ("user", "project", "local")
+
+
+def add_target_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--harness", default="claude", metavar="NAME", help=HARNESS_HELP)
+    parser.add_argument(
+        "--scope",
+        choices=INSTALL_SCOPES,
+        help="user (default), project (shared settings in the repo) or local (this project, this machine; "
+        "the default when --project is given)",
+    )
+    parser.add_argument("--project", metavar="DIR", help="the project for project/local scopes (default: --root or .)")
+    parser.add_argument(
+        "--workspace",
+        metavar="DIR",
+        help="the OpenClaw workspace (default: $OPENCLAW_WORKSPACE_DIR, else ~/.openclaw/workspace)",
+    )
+    parser.add_argument("--dry-run", action="store_true", help="print the diff of every change and write nothing")
+    parser.add_argument(
+        "--git",
+        action="store_true",
+        help="instead of hooks: (un)register the merge driver for .learnings/ and managed blocks in this git repository",
+    )
+
+
+PlanFn = Callable[["Harness", "Target"], "list[FileChange]"]
+
+
+def resolve_targets(args: argparse.Namespace, harnesses: list[Harness]) -> list[tuple[Harness, Target]]:
+    from self_improve.harnesses.installer import Target, home_dir
+
+    project_given = args.project is not None
+    project = Path(args.project or getattr(args, "root", None) or os.getcwd()).expanduser().absolute()
+    if not project.is_dir():
+        raise SelfImproveError(f"--project {project} is not a directory")
+    home = home_dir()
+    use_workspace(getattr(args, "workspace", None), harnesses)
+    return [(h, Target(h.scope_for(args.scope, project_given), project, home)) for h in harnesses]
+
+
+def use_workspace(workspace: str | None, harnesses: list[Harness]) -> None:
+    """Hand ``--workspace`` to the harnesses that have one (OpenClaw's ``workspace`` attribute)."""
+    if workspace is None:
+        return
+    takers = [h for h in harnesses if hasattr(h, "workspace")]
+    if not takers:
+        raise UsageError("--workspace applies to --harness openclaw only")
+    path = Path(workspace).expanduser().absolute()
+    if not path.is_dir():
+        raise SelfImproveError(f"--workspace {path} is not a directory")
+    for harness in takers:
+        harness.workspace = path  # hasattr above: not part of the Harness protocol
+
+
+def execute(args: argparse.Namespace, plan: PlanFn, *, notes: bool) -> int:
+    """Plan every harness, then print (dry run) or write; shared by install and uninstall."""
+    from self_improve.harnesses.installer import apply
+    from self_improve.harnesses.registry import select
+
+    harnesses = select(args.harness)
+    if not harnesses:
+        print("no harness selected (--harness none): nothing to do")
+        return 0
+    targets = resolve_targets(args, harnesses)
+    plans = [(harness, target, plan(harness, target)) for harness, target in targets]  # may refuse: nothing written yet
+    changes = [change for _, _, planned in plans for change in planned]
+    if args.dry_run:
+        for change in changes:
+            print(change.diff() if change.changed else change.summary, end="" if change.changed else "\n")
+        print("(dry run: nothing was written)")
+        return 0
+    lines = [summary_line(change) for change in changes]  # before apply: it decides the backup note
+    apply(changes)
+    for line in lines:
+        print(line)
+    if notes:
+        for harness, target, _ in plans:
+            for note in harness.notes(target):
+                print(f"note: {note}")
+    return 0
+
+
+def summary_line(change: FileChange) -> str:
+    if change.changed and change.backup is not None and change.before is not None and not change.backup.exists():
+        return f"{change.summary} (backup of the original: {change.backup})"
+    return change.summary
+
+
+def run_git(args: argparse.Namespace, *, install: bool) -> int:
+    """``--git``: the merge driver in this clone's git config and our lines in .gitattributes."""
+    from self_improve.store.git_setup import install_git, uninstall_git
+
+    root = find_root(explicit=args.project or getattr(args, "root", None))
+    setup = install_git(root, dry_run=args.dry_run) if install else uninstall_git(root, dry_run=args.dry_run)
+    prefix = "would: " if args.dry_run else ""
+    for change in setup.changes:
+        print(f"{prefix}{change}")
+    if not setup.changes:
+        print(f"git merge driver: {'already installed' if install else 'not installed'} in {root}")
+    return 0
+
+
+# ---- OpenClaw transcripts: sweep and watch ---------------------------------------------------------
+
+
+def add_transcript_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--state-dir",
+        metavar="DIR",
+        help="OpenClaw state dir (default: $OPENCLAW_STATE_DIR, else ~/.openclaw)",
+    )
+    parser.add_argument(
+        "--offsets",
+        metavar="FILE",
+        help="where read positions are kept "
+        "(default: $XDG_STATE_HOME/self-improve/openclaw-offsets.json)",
+    )
+
+
+def transcript_paths(args: argparse.Namespace) -> tuple[Path, Path]:
+    """OpenClaw's state directory and the offsets file, from the flags or their defaults."""
+    from self_improve.harnesses.openclaw import adapter as openclaw
+    from self_improve.harnesses.openclaw.transcripts import default_offsets_path
+
+    state = Path(args.state_dir).expanduser() if args.state_dir else openclaw.state_dir()
+    offsets = Path(args.offsets).expanduser() if args.offsets else default_offsets_path()
+    return state, offsets

@@ -18,6 +18,7 @@ import shlex
 import subprocess
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -55,7 +56,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     project = find_root(explicit=args.project or getattr(args, "root", None))
     home = Path.home()
-    checks = [*claude_checks(home, project), *codex_checks(home, project), *openclaw_checks(), *learnings_checks(project)]
+    from self_improve.harnesses.registry import NAMES
+
+    per_harness: dict[str, Callable[[Path, Path], list[Check]]] = {
+        "claude": claude_checks,
+        "codex": codex_checks,
+        "openclaw": lambda home, project: openclaw_checks(),
+    }
+    checks = [check for name in NAMES for check in per_harness[name](home, project)]
+    checks += learnings_checks(project)
     if args.json:
         print_json([{"harness": c.harness, "ok": c.ok, "check": c.what, "fix": c.fix} for c in checks])
     else:
@@ -70,14 +79,14 @@ def run(args: argparse.Namespace) -> int:
 
 
 @dataclass(frozen=True)
-class Registration:
+class FoundHook:
     file: Path
     event: str
     matcher: str | None
     command: str
 
 
-def registrations(settings: Path) -> list[Registration]:
+def registrations(settings: Path) -> list[FoundHook]:
     """Every command hook in a settings / hooks.json file (an unreadable file has none)."""
     try:
         data = json.loads(settings.read_bytes())
@@ -92,11 +101,11 @@ def registrations(settings: Path) -> list[Registration]:
             matcher = group.get("matcher") if isinstance(group.get("matcher"), str) else None
             for handler in group.get("hooks") or []:
                 if isinstance(handler, dict) and isinstance(handler.get("command"), str):
-                    out.append(Registration(settings, event, matcher, handler["command"]))
+                    out.append(FoundHook(settings, event, matcher, handler["command"]))
     return out
 
 
-def _ours(registration: Registration) -> bool:
+def _ours(registration: FoundHook) -> bool:
     from self_improve.harnesses.installer import is_our_command, load_manifest
 
     return is_our_command(registration.command, load_manifest().scripts)
@@ -150,8 +159,12 @@ def _codex_trust_checks(codex_home: Path, files: list[Path]) -> list[Check]:
         config = tomllib.loads((codex_home / "config.toml").read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
         config = {}
-    hooks = config.get("hooks") if isinstance(config.get("hooks"), dict) else {}
-    state = hooks.get("state") if isinstance(hooks.get("state"), dict) else {}
+    hooks = config.get("hooks")
+    if not isinstance(hooks, dict):
+        hooks = {}
+    state = hooks.get("state")
+    if not isinstance(state, dict):
+        state = {}
     checks = []
     for path in files:
         if not any(_ours(r) for r in registrations(path)):
@@ -189,7 +202,7 @@ def _hook_checks(name: str, files: list[Path], events: tuple[tuple[str, str | No
     return checks
 
 
-def _command_checks(name: str, registration: Registration, fix: str, seen: set[str]) -> list[Check]:
+def _command_checks(name: str, registration: FoundHook, fix: str, seen: set[str]) -> list[Check]:
     """The script and its pinned interpreter (each path once), then one sample call."""
     words = shlex.split(registration.command)
     python = words[0].split("=", 1)[1]
@@ -228,7 +241,7 @@ def _sample_payloads(project: Path) -> dict[str, dict[str, Any]]:
     }
 
 
-def _fire(name: str, registration: Registration, python: str, script: Path) -> Check:
+def _fire(name: str, registration: FoundHook, python: str, script: Path) -> Check:
     """Feed the hook a sample payload in a scratch project (never the user's) and time it."""
     from self_improve.store.store import Store
 
@@ -273,19 +286,18 @@ def openclaw_checks() -> list[Check]:
 
 
 def learnings_checks(project: Path) -> list[Check]:
-    from self_improve.commands.lint import collect_drift, collect_store
     from self_improve.errors import SelfImproveError
-    from self_improve.store.store import Store
-
+    from self_improve.review.problems import drift_problems, store_problems
     from self_improve.store import config as config_mod
+    from self_improve.store.store import Store
 
     store = Store(project)
     if not store.exists():
         return [Check("learnings", True, f"no .learnings/ in {project}: the hooks stay out of this project (`self-improve init` to take part)")]
     try:
         store.check_trusted()
-        problems = collect_store(store)
-        drift = collect_drift(store)
+        problems = store_problems(store)
+        drift = drift_problems(store)
         _, ignored = config_mod.load_with_report(store.dir)
     except SelfImproveError as exc:
         return [Check("learnings", False, str(exc), "see the README's Trust section, then `self-improve lint`")]

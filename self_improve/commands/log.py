@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from self_improve.commands._common import add_json_flag, add_scope_flag, store_from
+from self_improve.commands._common import add_json_flag, add_scope_flag, cli_writer, store_from
 from self_improve.output import print_json
 from self_improve.store.entry import KINDS, LEARNING_CATEGORIES, PRIORITIES
 from self_improve.store.store import LogRequest
@@ -51,6 +51,7 @@ def run(args: argparse.Namespace) -> int:
         source=args.source,
         see_also=args.see_also,
         session=args.session,
+        logged_by=cli_writer(),
     )
     result = store.log(request)
     if args.json:

@@ -9,8 +9,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from self_improve.commands._common import store_from
-from self_improve.commands.promote import bump_actions
+from self_improve.commands._common import add_dry_run_flag, bump_actions, store_from
 from self_improve.review.plan import RestoreStep, apply, simulate
 from self_improve.store import archive as archive_mod
 
@@ -18,7 +17,7 @@ from self_improve.store import archive as archive_mod
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("restore", help="move an archived entry back into its learnings file")
     parser.add_argument("id")
-    parser.add_argument("--dry-run", action="store_true", help="print the diff of every file that would change; change nothing")
+    add_dry_run_flag(parser)
     parser.set_defaults(func=run)
 
 

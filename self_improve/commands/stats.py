@@ -12,21 +12,18 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from typing import Any
 
 from self_improve.commands._common import add_json_flag, store_from
-from self_improve.errors import SelfImproveError
-from self_improve.hooks.state import COUNTER_NAMES
 from self_improve.output import colour, print_json
-from self_improve.paths import STATE_DIR
 from self_improve.store import archive as archive_mod
+from self_improve.store import counters
+from self_improve.store.counters import HOOK_COUNTERS as COUNTER_NAMES
 from self_improve.store.entry import KINDS, STATUSES, Entry
 from self_improve.store.store import Store
 
-COUNTERS_FILE = "counters.json"
 ACTION_COUNTER_NAMES = ("rules_promoted", "rules_retired", "entries_archived", "entries_restored")
 KIND_LABELS = {"learning": "learnings", "error": "errors", "feature": "feature requests"}
 TOP_PATTERN_KEYS = 10
@@ -37,29 +34,9 @@ BAR_WIDTH = 20
 # ---- our own counters ----------------------------------------------------------------------------
 
 
-def bump_action_counters(store: Store, counts: Mapping[str, int]) -> None:
-    """Add to our action counters; a failure here never fails the action it counts."""
-    wanted = {name: by for name, by in counts.items() if by}
-    if not wanted:
-        return
-    try:
-        with store.fs.lock(f"{STATE_DIR}/.lock", timeout=2.0):  # the lock the hooks take for the same file
-            data = _counters(store) or {}
-            for name, by in wanted.items():
-                data[name] = _int(data.get(name)) + by
-            store.fs.replace(f"{STATE_DIR}/{COUNTERS_FILE}", json.dumps(data, sort_keys=True).encode("utf-8"))
-    except (OSError, SelfImproveError):
-        return
-
-
 def _counters(store: Store) -> dict[str, Any] | None:
     """The counters file (the hooks' and ours), read without following links; None if unreadable."""
-    try:
-        raw = store.fs.read(f"{STATE_DIR}/{COUNTERS_FILE}", limit=1 << 20)
-        data = json.loads(raw.decode("utf-8")) if raw else None
-    except (OSError, ValueError, SelfImproveError):
-        return None
-    return data if isinstance(data, dict) else None
+    return counters.read(store.fs)
 
 
 def _named_counters(store: Store, names: Iterable[str]) -> dict[str, int] | None:

@@ -13,11 +13,12 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from self_improve.commands._common import add_transcript_arguments, transcript_paths
 from self_improve.errors import SelfImproveError, UsageError
 from self_improve.output import print_json
 
 if TYPE_CHECKING:
-    from self_improve.harnesses.openclaw.watch import SweepReport
+    from self_improve.harnesses.openclaw.sweep import SweepReport
 
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhdw])\s*$", re.IGNORECASE)
 _UNIT_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
@@ -30,7 +31,7 @@ def register(subparsers: Any) -> None:
         description="One pass over OpenClaw's transcripts: record each new failing command "
         "whose cwd is inside a project with .learnings/.",
     )
-    add_common_arguments(parser)
+    add_transcript_arguments(parser)
     parser.add_argument(
         "--since",
         metavar="DURATION|ISO",
@@ -38,30 +39,6 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("--json", action="store_true", help="print the counts as JSON")
     parser.set_defaults(func=run)
-
-
-def add_common_arguments(parser: argparse.ArgumentParser) -> None:
-    """Options shared with ``watch``."""
-    parser.add_argument(
-        "--state-dir",
-        metavar="DIR",
-        help="OpenClaw state dir (default: $OPENCLAW_STATE_DIR, else ~/.openclaw)",
-    )
-    parser.add_argument(
-        "--offsets",
-        metavar="FILE",
-        help="where read positions are kept "
-        "(default: $XDG_STATE_HOME/self-improve/openclaw-offsets.json)",
-    )
-
-
-def resolve_paths(args: argparse.Namespace) -> tuple[Path, Path]:
-    from self_improve.harnesses.openclaw import adapter as openclaw
-    from self_improve.harnesses.openclaw.watch import default_offsets_path
-
-    state = Path(args.state_dir).expanduser() if args.state_dir else openclaw.state_dir()
-    offsets = Path(args.offsets).expanduser() if args.offsets else default_offsets_path()
-    return state, offsets
 
 
 def parse_since(text: str, now: datetime | None = None) -> datetime:
@@ -80,10 +57,11 @@ def parse_since(text: str, now: datetime | None = None) -> datetime:
 def run(args: argparse.Namespace) -> int:
     from self_improve.harnesses.openclaw import adapter as openclaw
     from self_improve.harnesses.openclaw.block import refresh_for_projects
-    from self_improve.harnesses.openclaw.watch import Offsets, OffsetsError, sweep, zstd_backend
+    from self_improve.harnesses.openclaw.sweep import sweep
+    from self_improve.harnesses.openclaw.transcripts import Offsets, OffsetsError, zstd_backend
 
     since = parse_since(args.since) if args.since else None
-    state, offsets_path = resolve_paths(args)
+    state, offsets_path = transcript_paths(args)
     try:
         report = sweep(
             openclaw.transcript_databases(state),

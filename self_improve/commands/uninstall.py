@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import argparse
 
-from self_improve.commands.install import add_target_arguments, execute
+from self_improve.commands._common import add_target_arguments, execute, run_git
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -22,7 +22,5 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     if args.git:
-        from self_improve.commands.install import run_git
-
         return run_git(args, install=False)
     return execute(args, lambda harness, target: harness.plan_uninstall(target), notes=False)

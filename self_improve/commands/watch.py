@@ -16,7 +16,7 @@ from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, Any
 
-from self_improve.commands.sweep import add_common_arguments, resolve_paths
+from self_improve.commands._common import add_transcript_arguments, transcript_paths
 from self_improve.errors import SelfImproveError
 
 if TYPE_CHECKING:
@@ -30,7 +30,7 @@ def register(subparsers: Any) -> None:
         description="Follow OpenClaw's transcript databases and record each failing command "
         "whose cwd is inside a project with .learnings/. Stop with Ctrl-C or SIGTERM.",
     )
-    add_common_arguments(parser)
+    add_transcript_arguments(parser)
     parser.add_argument(
         "--debounce",
         metavar="SECONDS",
@@ -45,7 +45,7 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     from self_improve.harnesses.openclaw.watch import Offsets, OffsetsError, WatchOptions, watch
 
-    state, offsets_path = resolve_paths(args)
+    state, offsets_path = transcript_paths(args)
     stop = threading.Event()
     say = _printer(args.quiet)
     say(f"self-improve: watching {state / 'agents'} (stop with Ctrl-C)")

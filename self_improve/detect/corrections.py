@@ -1,6 +1,6 @@
 """Is a user prompt a correction of the agent?
 
-    class CorrectionHit:   # immutable record (a named tuple): CorrectionHit(pattern, language)
+    class CorrectionHit:   # immutable record: CorrectionHit(pattern, language)
         pattern: str   # name of the pattern that matched, e.g. "en.thats-wrong"
         language: str  # "en" | "zh"
 
@@ -32,35 +32,36 @@ once from its start, and blanks before a literal are matched possessively.
 
 from __future__ import annotations
 
-from collections import namedtuple
-
-_COMPILED: dict[str, Any] = {}  # a plain dict, not functools.lru_cache: keeps imports off the hook
+from self_improve.events import Frozen
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # importing typing costs milliseconds the hooks do not have
+if TYPE_CHECKING:
     from typing import Any
 
     from self_improve.events import Prompt
 
 
-class CorrectionHit(namedtuple("_CorrectionHit", "pattern language")):
+class CorrectionHit(Frozen):
     """Which correction pattern matched (e.g. "en.i-told-you"), and the language ("en" | "zh")."""
 
-    __slots__ = ()
+    __slots__ = ("pattern", "language")
     pattern: str
     language: str
 
+    def __init__(self, pattern: str, language: str) -> None:
+        self._set(pattern, language)
 
-class _Pattern(namedtuple("_PatternBase", "name regex skip_questions", defaults=(False,))):
-    """A named correction regex; ``skip_questions``: ignore a match whose sentence ends in "?".
 
-    A named tuple, not a dataclass, to keep ``dataclasses`` (and ``inspect``) off the hook path.
-    """
+class _Pattern(Frozen):
+    """A named correction regex; ``skip_questions``: ignore a match whose sentence ends in "?"."""
 
-    __slots__ = ()
+    __slots__ = ("name", "regex", "skip_questions")
     name: str  # "<lang>.<what>"
     regex: str
     skip_questions: bool
+
+    def __init__(self, name: str, regex: str, skip_questions: bool = False) -> None:
+        self._set(name, regex, skip_questions)
 
     @property
     def language(self) -> str:
@@ -248,6 +249,9 @@ HEAD_CHARS = 2000
 TAIL_CHARS = 500
 
 
+_COMPILED: dict[str, Any] = {}
+
+
 def _compile(regex: str) -> Any:
     """Compiled once per process; ``re`` itself is imported only once a needle has matched,
     so a prompt that is clearly no correction costs no regex machinery at all."""
@@ -257,10 +261,6 @@ def _compile(regex: str) -> Any:
 
         found = _COMPILED[regex] = re.compile(regex, re.MULTILINE)
     return found
-
-
-def _compiled(pattern: _Pattern) -> Any:
-    return _compile(pattern.regex)
 
 
 def _normalise(text: str) -> str:
@@ -295,7 +295,7 @@ def detect_correction(prompt: Prompt) -> CorrectionHit | None:
         needles = _NEEDLES.get(pattern.name, ())
         if needles and not any(n in text for n in needles):
             continue
-        for match in _compiled(pattern).finditer(text):
+        for match in _compile(pattern.regex).finditer(text):
             if pattern.skip_questions and _in_question(text, match.end(), seen):
                 continue
             return CorrectionHit(pattern.name, pattern.language)

@@ -1,14 +1,14 @@
 """A sound shortcut for the most common hook call: a command that exited 0 and printed nothing
 that any rule could match.
 
-``errors.detect`` reports an exit-0 result only on a hit of some rule, and every packaged rule
+``classify.detect`` reports an exit-0 result only on a hit of some rule, and every packaged rule
 lists literal needles of which any match contains at least one. So if none of those needles
 occurs in the text ``detect`` would scan, ``detect`` returns None: the hook can say so without
 importing ``re`` (about 6 ms, half the interpreter's own start-up) or loading the rules.
 
-The needles come from a cache file that ``errors`` writes when it builds the packaged rules
-(keyed by rules.toml's size and mtime; the parsed rules table is cached the same way). Whenever anything is unusual (no cache yet, a rule
-without needles, a user ``[detect]`` table, ANSI escapes, a non-zero or unknown exit code, an
+The needles come from a cache file that ``rules`` writes when it builds the packaged rules
+(keyed by rules.toml's size and mtime; the parsed rules table is cached the same way).
+Whenever anything is unusual (no cache yet, a rule without needles, a user ``[detect]`` table, ANSI escapes, a non-zero or unknown exit code, an
 interrupted command) the answer is "not clearly clean" and the full detector runs.
 """
 
@@ -18,6 +18,10 @@ import marshal
 import os
 
 from self_improve.paths import user_cache_dir
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 RULES_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "rules.toml")
 FORMAT = 1
@@ -32,7 +36,7 @@ def cache_path(kind: str) -> str | None:
     return os.path.join(user_cache_dir(), f"{kind}-v{FORMAT}-{info.st_size}-{info.st_mtime_ns}.marshal")
 
 
-def write_cache(kind: str, value: object) -> None:
+def write_cache(kind: str, value: Any) -> None:
     """Store ``value`` (marshal-able) for the installed rules.toml. Best effort: a cache that cannot
     be written only costs the next process the work it saves."""
     path = cache_path(kind)
@@ -76,21 +80,27 @@ def minimal_needles(needles: set[str]) -> tuple[str, ...]:
 
 def _load() -> tuple[tuple[str, ...] | None, int, int] | None:
     loaded = read_cache("screen")
+    if not isinstance(loaded, tuple) or len(loaded) != 3:
+        return None
+    needles, head, tail = loaded
+    if needles is not None and not isinstance(needles, tuple):
+        return None
     try:
-        needles, head, tail = loaded  # type: ignore[misc]
         return needles, int(head), int(tail)
     except (TypeError, ValueError):
         return None
 
 
 def clearly_clean(output: str, exit_code: int | None, interrupted: bool) -> bool:
-    """True only when ``errors.detect`` with the packaged rules is certain to return None."""
+    """True only when ``classify.detect`` with the packaged rules is certain to return None."""
     if exit_code != 0 or interrupted:
         return False
     loaded = _load()
-    if loaded is None or loaded[0] is None:
+    if loaded is None:
         return False
     needles, head, tail = loaded
+    if needles is None:
+        return False
     # The same text detect scans, or a superset of it: its head and tail windows.
     parts = (output,) if len(output) <= head + tail else (output[:head], output[-tail:])
     for part in parts:

@@ -39,7 +39,7 @@ import re
 from functools import lru_cache
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # the hooks import this module: keep typing's import off the hot path
+if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
     Judge = Callable[[re.Match[str]], Sequence[tuple[int, int]]]
@@ -78,7 +78,7 @@ def _random_chars(s: str) -> bool:
     upper = sum(c.isupper() for c in s)
     lower = sum(c.islower() for c in s)
     digits = n - upper - lower
-    runs = 1 + sum(_char_class(a) != _char_class(b) for a, b in zip(s, s[1:]))
+    runs = 1 + sum(_char_class(a) != _char_class(b) for a, b in zip(s, s[1:], strict=False))
     words = sum(len(w) for w in _word_chunks().findall(s))
     classes = (upper > 0) + (lower > 0) + (digits > 0)
     if classes == 3:  # 28+ distinct chars: no identifier has so many, a long random blob does

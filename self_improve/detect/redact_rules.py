@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # the hooks import this module: keep typing's import off the hot path
+if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
     Spans = Sequence[tuple[int, int]]

@@ -12,8 +12,6 @@ Every piece of store text a hook injects (a recalled fix, an entry ID, a rule ti
 
 Entry IDs are not cleaned but checked: an ID that is not exactly ``TYPE-YYYYMMDD-XXX`` is not
 shown (and its entry is not recalled), since a malformed ID is the attacker's text too.
-
-Imported by the hooks on their failing path: standard library only.
 """
 
 from __future__ import annotations
@@ -23,13 +21,15 @@ from self_improve.events import without_surrogates  # noqa: F401 - part of the s
 MAX_INJECTED_CHARS = 240
 ELLIPSIS = "…"
 _MARKER_WORDS = ("self-improve:rules", "self-improve:openclaw", "self-improve:")
+
+
 def inline(text: str, limit: int = MAX_INJECTED_CHARS) -> str:
     """``text`` as one plain line of at most ``min(limit, MAX_INJECTED_CHARS)`` characters."""
     limit = max(1, min(int(limit), MAX_INJECTED_CHARS))
     cleaned = "".join(" " if (ch < " " or "\x7f" <= ch <= "\x9f" or ch in "\u2028\u2029") else ch for ch in text)
     cleaned = cleaned.replace("<", " ").replace(">", " ")
     lowered = cleaned.casefold()
-    for word in _MARKER_WORDS:  # case-insensitive removal, without re on this path
+    for word in _MARKER_WORDS:  # case-insensitive removal
         while (at := lowered.find(word)) >= 0:
             cleaned = cleaned[:at] + cleaned[at + len(word) :]
             lowered = lowered[:at] + lowered[at + len(word) :]

@@ -17,7 +17,7 @@ from __future__ import annotations
 from functools import cache
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # importing typing costs milliseconds the hooks do not have
+if TYPE_CHECKING:
     from collections.abc import Iterator
     from typing import Any
 
@@ -59,12 +59,12 @@ def _regex_module() -> Any:
     """``regex``, also from a hook: ``python -I -S`` leaves site-packages off ``sys.path``, so
     add it (only now, and only for this)."""
     try:
-        import regex  # type: ignore[import-untyped]
+        import regex
     except ImportError:
         import site
 
         site.main()
-        import regex  # type: ignore[import-untyped]
+        import regex
     return regex
 
 
@@ -83,7 +83,7 @@ def compile_user(pattern: UserPattern) -> TimedPattern | None:
     try:
         engine = _regex_module()
         return TimedPattern(engine.compile(str(pattern), engine.MULTILINE | engine.VERSION0), pattern)
-    except Exception:
+    except Exception:  # noqa: BLE001 - any failure of the engine means "refused", never a crash
         return None
 
 

@@ -13,28 +13,20 @@ user-level config, never from a project's.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 
-from self_improve.harnesses.claude import adapter as claude
-from self_improve.harnesses.codex import adapter as codex
-from self_improve.harnesses.openclaw import adapter as openclaw
+from self_improve.harnesses import registry
 
 # The vendor-neutral variable some agents set (Claude Code does: claude-code_<version>_agent).
 GENERIC_VARIABLE = "AI_AGENT"
 
-CHECKS: tuple[tuple[str, Callable[[Mapping[str, str]], bool]], ...] = (
-    ("Claude Code", claude.agent_session),
-    ("Codex", codex.agent_session),
-    ("OpenClaw", openclaw.agent_session),
-)
-
 
 def agent_harness(environ: Mapping[str, str] | None = None) -> str:
-    """The name of the harness whose session this is ("an agent" for a bare ``AI_AGENT``), or ""."""
+    """The label of the harness whose session this is ("an agent" for a bare ``AI_AGENT``), or ""."""
     env = os.environ if environ is None else environ
-    for name, check in CHECKS:
-        if check(env):
-            return name
+    for adapter in registry.adapters():
+        if adapter.agent_session(env):
+            return adapter.LABEL
     if env.get(GENERIC_VARIABLE, "").strip():
         return "an agent"
     return ""
@@ -46,12 +38,4 @@ def in_agent_session(environ: Mapping[str, str] | None = None) -> bool:
 
 # The variables any check reads: tests scrub these so that a suite run from inside an agent
 # does not see itself as one.
-MARKERS = (
-    "CLAUDECODE",
-    "AI_AGENT",
-    "CLAUDE_CODE_SESSION_ID",
-    "CLAUDE_CODE_ENTRYPOINT",
-    *codex.AGENT_ENV,
-    "OPENCLAW_SHELL",
-    "OPENCLAW_SUBAGENT_EXEC",
-)
+MARKERS = tuple(dict.fromkeys([*(name for adapter in registry.adapters() for name in adapter.AGENT_ENV), GENERIC_VARIABLE]))

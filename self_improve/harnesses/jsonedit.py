@@ -31,233 +31,25 @@ Duplicate keys are refused for the objects we edit, since it is unclear which on
 from __future__ import annotations
 
 import json
-import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
-Path_ = tuple[str | int, ...]
+from self_improve.harnesses.json_spans import (
+    STRING,
+    ArrayNode,
+    JsonEditError,
+    JsonSyntaxError,
+    Node,
+    ObjectNode,
+    Path_,
+    children_ends,
+    children_starts,
+    parse,
+    to_value,
+    walk,
+)
 
-_WS = " \t\r\n"
-_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
-_STRING = re.compile(r'"(?:[^"\\\x00-\x1f]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*"')
-_LITERALS = ("true", "false", "null")
-BOM = "\ufeff"
-
-
-class JsonSyntaxError(ValueError):
-    """The text is not strict JSON. ``str()`` is one line: what and where (line:column)."""
-
-    def __init__(self, message: str, text: str, offset: int) -> None:
-        line = text.count("\n", 0, offset) + 1
-        column = offset - (text.rfind("\n", 0, offset) + 1) + 1
-        super().__init__(f"{message} at line {line} column {column}")
-        self.line = line
-        self.column = column
-
-
-class JsonEditError(ValueError):
-    """An edit that cannot be made (wrong type at a path, missing key, duplicate keys)."""
-
-
-@dataclass
-class Node:
-    """A JSON value and its span ``text[start:end]``."""
-
-    start: int
-    end: int
-
-
-@dataclass
-class Scalar(Node):
-    value: Any = None
-
-
-@dataclass
-class Member:
-    key: str
-    key_start: int  # offset of the key's opening quote: the member's span starts here
-    value: Node
-
-
-@dataclass
-class ObjectNode(Node):
-    members: list[Member] = field(default_factory=list)
-
-    def get(self, key: str) -> Node | None:
-        found = [m.value for m in self.members if m.key == key]
-        if len(found) > 1:
-            raise JsonEditError(f"duplicate key {key!r}")
-        return found[0] if found else None
-
-    def keys(self) -> list[str]:
-        return [m.key for m in self.members]
-
-
-@dataclass
-class ArrayNode(Node):
-    items: list[Node] = field(default_factory=list)
-
-
-# --- parsing ---------------------------------------------------------------------------
-
-
-class _Parser:
-    def __init__(self, text: str) -> None:
-        self.text = text
-        self.pos = 0
-
-    def fail(self, message: str, offset: int | None = None) -> JsonSyntaxError:
-        return JsonSyntaxError(message, self.text, self.pos if offset is None else offset)
-
-    def skip_ws(self) -> None:
-        text, pos = self.text, self.pos
-        while pos < len(text) and text[pos] in _WS:
-            pos += 1
-        self.pos = pos
-
-    def document(self) -> Node:
-        self.skip_ws()
-        if self.pos >= len(self.text):
-            raise self.fail("empty document: expected a JSON value")
-        node = self.value()
-        self.skip_ws()
-        if self.pos != len(self.text):
-            raise self.fail("unexpected text after the JSON value")
-        return node
-
-    def value(self) -> Node:
-        if self.pos >= len(self.text):
-            raise self.fail("unexpected end of text: expected a value")
-        char = self.text[self.pos]
-        if char == "{":
-            return self.object()
-        if char == "[":
-            return self.array()
-        if char == '"':
-            start = self.pos
-            return Scalar(start, self.pos_after_string(), self.string_value(start))
-        for literal in _LITERALS:
-            if self.text.startswith(literal, self.pos):
-                start = self.pos
-                self.pos += len(literal)
-                return Scalar(start, self.pos, json.loads(literal))
-        match = _NUMBER.match(self.text, self.pos)
-        if match and match.end() > self.pos:
-            self.pos = match.end()
-            return Scalar(match.start(), match.end(), json.loads(match.group()))
-        raise self.fail(f"unexpected character {char!r}")
-
-    def pos_after_string(self) -> int:
-        match = _STRING.match(self.text, self.pos)
-        if not match:
-            raise self.fail("invalid string (bad escape, control character or missing closing quote)")
-        self.pos = match.end()
-        return self.pos
-
-    def string_value(self, start: int) -> str:
-        try:
-            return json.loads(self.text[start : self.pos])
-        except ValueError as exc:  # e.g. a lone surrogate escape is still valid JSON; this is a guard
-            raise self.fail(f"invalid string: {exc}", start) from exc
-
-    def object(self) -> ObjectNode:
-        node = ObjectNode(self.pos, self.pos)
-        self.pos += 1
-        self.skip_ws()
-        if self.text.startswith("}", self.pos):
-            self.pos += 1
-            node.end = self.pos
-            return node
-        while True:
-            self.skip_ws()
-            if not self.text.startswith('"', self.pos):
-                raise self.fail("expected a string key")
-            key_start = self.pos
-            self.pos_after_string()
-            key = self.string_value(key_start)
-            self.skip_ws()
-            if not self.text.startswith(":", self.pos):
-                raise self.fail("expected ':' after the key")
-            self.pos += 1
-            self.skip_ws()
-            node.members.append(Member(key, key_start, self.value()))
-            self.skip_ws()
-            if self.text.startswith(",", self.pos):
-                self.pos += 1
-                continue
-            if self.text.startswith("}", self.pos):
-                self.pos += 1
-                node.end = self.pos
-                return node
-            raise self.fail("expected ',' or '}'")
-
-    def array(self) -> ArrayNode:
-        node = ArrayNode(self.pos, self.pos)
-        self.pos += 1
-        self.skip_ws()
-        if self.text.startswith("]", self.pos):
-            self.pos += 1
-            node.end = self.pos
-            return node
-        while True:
-            self.skip_ws()
-            node.items.append(self.value())
-            self.skip_ws()
-            if self.text.startswith(",", self.pos):
-                self.pos += 1
-                continue
-            if self.text.startswith("]", self.pos):
-                self.pos += 1
-                node.end = self.pos
-                return node
-            raise self.fail("expected ',' or ']'")
-
-
-def parse(text: str) -> Node:
-    """The span tree of ``text`` (strict JSON, optional leading BOM); raises JsonSyntaxError."""
-    parser = _Parser(text)
-    if text.startswith(BOM):
-        parser.pos = 1
-    try:
-        return parser.document()
-    except RecursionError:
-        raise JsonSyntaxError("nested too deeply", text, 0) from None
-
-
-def to_value(text: str, node: Node) -> Any:
-    """The Python value of ``node``."""
-    return json.loads(text[node.start : node.end])
-
-
-# --- style detection -------------------------------------------------------------------
-
-
-def _children_starts(node: Node) -> list[int]:
-    if isinstance(node, ObjectNode):
-        return [m.key_start for m in node.members]
-    if isinstance(node, ArrayNode):
-        return [item.start for item in node.items]
-    return []
-
-
-def _children_ends(node: Node) -> list[int]:
-    if isinstance(node, ObjectNode):
-        return [m.value.end for m in node.members]
-    if isinstance(node, ArrayNode):
-        return [item.end for item in node.items]
-    return []
-
-
-def _walk(node: Node) -> list[Node]:
-    out = [node]
-    if isinstance(node, ObjectNode):
-        for member in node.members:
-            out.extend(_walk(member.value))
-    elif isinstance(node, ArrayNode):
-        for item in node.items:
-            out.extend(_walk(item))
-    return out
-
+__all__ = ["JsonDocument", "JsonEditError", "JsonSyntaxError", "Style", "parse"]
 
 def _line_indent(text: str, offset: int) -> str:
     """The leading whitespace of the line that holds ``offset``."""
@@ -279,7 +71,7 @@ class Style:
     @classmethod
     def detect(cls, text: str, root: Node) -> Style:
         newline = "\r\n" if "\r\n" in text else "\n"
-        nodes = _walk(root)
+        nodes = walk(root)
         key_sep = _detect_key_sep(text, nodes)
         return cls(
             newline=newline,
@@ -287,14 +79,14 @@ class Style:
             key_sep=key_sep,
             item_sep=_detect_item_sep(text, nodes, key_sep),
             # An empty root ("{}", a new file) gets the multi-line layout tools write by default.
-            compact="\n" not in text[root.start : root.end] and bool(_children_starts(root)),
+            compact="\n" not in text[root.start : root.end] and bool(children_starts(root)),
         )
 
 
 def _detect_indent(text: str, nodes: list[Node]) -> str:
     """The indentation unit: child indent minus parent indent, in the first container that has one."""
     for node in nodes:
-        starts = _children_starts(node)
+        starts = children_starts(node)
         if not starts or "\n" not in text[node.start : starts[0]]:
             continue
         parent = _line_indent(text, node.start)
@@ -308,7 +100,7 @@ def _detect_key_sep(text: str, nodes: list[Node]) -> str:
     for node in nodes:
         if isinstance(node, ObjectNode) and node.members:
             member = node.members[0]
-            key_end = _STRING.match(text, member.key_start)
+            key_end = STRING.match(text, member.key_start)
             assert key_end is not None
             separator = text[key_end.end() : member.value.start]
             if "\n" not in separator:
@@ -318,7 +110,7 @@ def _detect_key_sep(text: str, nodes: list[Node]) -> str:
 
 def _detect_item_sep(text: str, nodes: list[Node], key_sep: str) -> str:
     for node in nodes:
-        starts, ends = _children_starts(node), _children_ends(node)
+        starts, ends = children_starts(node), children_ends(node)
         if len(starts) >= 2:
             between = text[ends[0] : starts[1]]
             if "\n" not in between:
@@ -384,7 +176,7 @@ class JsonDocument:
     def _append(self, container: Node, child_text_for: Any) -> None:
         """Append a child (``child_text_for(base_indent, style) -> str``) to ``container``."""
         style = Style.detect(self.text, self.root)
-        starts, ends = _children_starts(container), _children_ends(container)
+        starts, ends = children_starts(container), children_ends(container)
         if starts:
             # Copy the whitespace that precedes the last child: same line break, same indent.
             previous_start = ends[-2] if len(ends) >= 2 else container.start + 1
@@ -416,13 +208,13 @@ class JsonDocument:
         """Add ``key: value`` as the last member of the object at ``path`` (the key must be new)."""
         obj = self._container(path, ObjectNode)
         assert isinstance(obj, ObjectNode)
-        if key in obj.keys():  # noqa: SIM118 - a list of keys, not a dict
+        if key in obj.keys():  # a list of keys, not a dict
             raise JsonEditError(f"{_show(path + (key,))} already exists")
         key_text = json.dumps(key, ensure_ascii=False)
         self._append(obj, lambda base, style: key_text + style.key_sep + render(value, style, base))
 
     def _remove_child(self, container: Node, index: int, inner: str) -> None:
-        starts, ends = _children_starts(container), _children_ends(container)
+        starts, ends = children_starts(container), children_ends(container)
         if len(starts) == 1:
             self._splice(container.start + 1, container.end - 1, inner)
         elif index > 0:
@@ -451,7 +243,7 @@ class JsonDocument:
     def inner_whitespace(self, path: Path_) -> str | None:
         """What an empty container at ``path`` holds between its brackets (None if not an empty one)."""
         node = self.node(path)
-        if isinstance(node, (ObjectNode, ArrayNode)) and not _children_starts(node):
+        if isinstance(node, (ObjectNode, ArrayNode)) and not children_starts(node):
             return self.text[node.start + 1 : node.end - 1]
         return None
 

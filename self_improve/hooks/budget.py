@@ -23,14 +23,14 @@ slower or hungrier. Standard library only, and only builtin modules (``_signal``
 from __future__ import annotations
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # importing typing costs milliseconds the hooks do not have
+if TYPE_CHECKING:
     from typing import Any
 
 # Claude Code caps a Bash result at 30,000 characters by default (BASH_MAX_OUTPUT_LENGTH, at most
 # 150,000) and Codex truncates what its model sees: even JSON-escaped at 6 bytes a character,
 # a real payload stays under 1 MiB. 8 MiB leaves room for any harness we have not measured while
 # keeping the worst case small: reading and parsing 8 MiB costs ~8 ms and ~22 MB more memory
-# than a small payload (bench/hooks_bounded.py); 32 MiB, the old cap, cost 4x that memory, for
+# than a small payload (bench/hooks_bounded.py); 32 MiB would cost 4x that memory, for
 # outputs of which detection reads only the first 8 and the last 32 KiB anyway.
 MAX_PARSED_BYTES = 8 * 1024 * 1024
 # The whole call, start-up excluded: a failing command is recorded in ~60 ms, a prompt in ~20 ms,
@@ -67,7 +67,7 @@ class Budget:
         self.disarm()
         self._reset()  # a fresh budget for each call in this process
         try:
-            import _signal  # type: ignore[import-not-found]  # builtin; signal.py would import enum
+            import _signal  # type: ignore[import-not-found]  # typeshed has no stub for the builtin _signal
 
             self._previous = _signal.signal(_signal.SIGALRM, self._on_alarm)
             self._armed = True
@@ -79,7 +79,7 @@ class Budget:
         """Stop the clock and give SIGALRM back; after this nothing interrupts the hook."""
         while self._armed:
             try:
-                import _signal  # type: ignore[import-not-found]
+                import _signal
 
                 _signal.setitimer(_signal.ITIMER_REAL, 0)
                 previous = self._previous if self._previous is not None else _signal.SIG_DFL
@@ -130,7 +130,7 @@ class _Critical:
 
 def _set_timer(seconds: float) -> None:
     try:
-        import _signal  # type: ignore[import-not-found]
+        import _signal
 
         _signal.setitimer(_signal.ITIMER_REAL, seconds)
     except (ImportError, AttributeError, OSError):

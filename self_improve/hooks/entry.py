@@ -16,18 +16,37 @@ import sys
 
 
 def _fallback_debug(message: str) -> None:
-    """The debug line when our package cannot even be imported (``hooks.debug`` is out of reach)."""
+    """The debug line of a failure that ``hooks.run`` could not report itself.
+
+    Normally ``hooks.debug`` writes it. This fallback exists for the failure that makes that
+    module unreachable too (a half-updated checkout, a SyntaxError in our package): the line
+    must still land in the same log, so the state dir comes from ``paths.user_state_dir`` when
+    that is importable, and only otherwise from the same XDG rule spelled out here.
+    """
+    line = f"hook {' '.join(sys.argv[1:2])}: {message}"
     try:
-        state = os.environ.get("XDG_STATE_HOME") or ""
-        if not os.path.isabs(state):
-            state = os.path.join(os.path.expanduser("~"), ".local", "state")
-        folder = os.path.join(state, "self-improve")
+        from self_improve.hooks.debug import debug
+
+        debug(line)
+        return
+    except BaseException:  # noqa: BLE001 - the package is broken: write the line ourselves
+        pass
+    try:
+        try:
+            from self_improve.paths import user_state_dir
+
+            folder = user_state_dir()
+        except BaseException:  # noqa: BLE001
+            state = os.environ.get("XDG_STATE_HOME") or ""
+            if not os.path.isabs(state):
+                state = os.path.join(os.path.expanduser("~"), ".local", "state")
+            folder = os.path.join(state, "self-improve")
         os.makedirs(folder, exist_ok=True)
-        line = f"pid={os.getpid()} hook {' '.join(sys.argv[1:2])}: {message}\n"
+        text = f"pid={os.getpid()} {line}\n"
         with open(os.path.join(folder, "debug.log"), "a", encoding="utf-8", errors="replace") as handle:
-            handle.write(line)
+            handle.write(text)
         if os.environ.get("SELF_IMPROVE_DEBUG") == "1":
-            sys.stderr.write(line)
+            sys.stderr.write(text)
     except BaseException:  # noqa: BLE001 - never fail the session, not even here
         pass
 

@@ -7,9 +7,6 @@ goes to a debug log (stderr too with ``SELF_IMPROVE_DEBUG=1``) and the hook prin
 Only projects that ran ``self-improve init`` take part: without ``.learnings/`` both hooks print
 and write nothing, unless the user-level config sets ``hooks.enabled_without_learnings``.
 
-Imports are kept to the standard library and made lazily, so a successful command costs little
-more than the interpreter's own start-up.
-
 Bounded on any input (``hook_budget``): at most ``MAX_PARSED_BYTES`` of stdin are kept (the rest
 is drained and dropped), and the whole call has a deadline, after which it gives up silently.
 """
@@ -20,14 +17,15 @@ import os
 import sys
 import time
 
+from self_improve.harnesses.registry import hook_adapter_for
 from self_improve.hooks import state as hook_state
-from self_improve.hooks.budget import BUDGET, DEADLINE_SECONDS, MAX_PARSED_BYTES, DeadlineExceeded, read_capped
+from self_improve.hooks.budget import BUDGET, DEADLINE_SECONDS, DeadlineExceeded
+from self_improve.hooks.debug import debug
+from self_improve.hooks.payload import read_payload
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # importing typing costs milliseconds the hooks do not have
+if TYPE_CHECKING:
     from typing import Any
-
-    from self_improve.events import Prompt, ToolResult
 
 # ---- entry points ---------------------------------------------------------------------------------
 
@@ -83,126 +81,35 @@ def _answer(name: str) -> str:
     return handler(payload)
 
 
-def read_payload(stream: Any, name: str = "hook") -> dict[str, Any] | None:
-    """The payload's JSON object, or None. Past ``MAX_PARSED_BYTES`` nothing is kept or parsed
-    (one debug line): the rest of stdin is drained and dropped."""
-    raw, size = read_capped(stream)
-    if raw is None:
-        debug(f"{name}: payload over {MAX_PARSED_BYTES >> 20} MiB ({size} bytes); ignored, printed nothing")
-        return None
-    if not raw:
-        return None
-    BUDGET.stage = "parsing the payload"
-    payload = parse_json(raw.decode("utf-8", "replace"))
-    return payload if isinstance(payload, dict) else None
-
-
 DEADLINE_TEXT = f"{DEADLINE_SECONDS:g} s"
 
 
-class _ScannerContext:
-    """What ``_json.make_scanner`` reads from a decoder: the same settings as ``json.loads``."""
-
-    strict = True
-    object_hook = None
-    object_pairs_hook = None
-    parse_float = float
-    parse_int = int
-    memo: dict[str, Any] = {}
-
-    @staticmethod
-    def parse_constant(name: str) -> float:
-        return float(name.replace("Infinity", "inf"))
-
-
-_WHITESPACE = " \t\n\r"
-
-
-def parse_json(text: str) -> Any:
-    """``json.loads`` without importing ``json``: its ``re`` import alone would cost ~6 ms.
-
-    The C scanner behind ``json`` parses the whole document; None for anything that is not
-    exactly one JSON value.
-    """
-    try:
-        import _json
-
-        scan = _json.make_scanner(_ScannerContext())
-    except (ImportError, AttributeError, TypeError):
-        try:
-            return json_module().loads(text)
-        except ValueError:
-            return None
-    start = len(text) - len(text.lstrip(_WHITESPACE))
-    try:
-        value, end = scan(text, start)
-    except (StopIteration, ValueError, RecursionError):
-        return None
-    if text[end:].strip(_WHITESPACE):
-        return None
-    return value
-
-
-def json_module() -> Any:
-    import json
-
-    return json
-
-
-# ---- adapters ------------------------------------------------------------------------------------
-
-
-def tool_result_from(payload: dict[str, Any]) -> tuple[str, ToolResult] | None:
-    """(harness event name, result) from whichever harness sent the payload.
-
-    Codex first: its PostToolUse payload also fits Claude's shape, but carries the output as a
-    plain string that Claude's parser would read as an empty, successful result.
-    """
-    from self_improve.harnesses.claude import adapter as claude
-    from self_improve.harnesses.codex import adapter as codex
-
-    if codex.matches(payload):
-        result = codex.parse_tool_result(payload)
-        return (str(payload.get("hook_event_name") or "PostToolUse"), result) if result is not None else None
-    result = claude.parse_tool_result(payload)
-    return (str(payload.get("hook_event_name")), result) if result is not None else None
-
-
-def prompt_from(payload: dict[str, Any]) -> Prompt | None:
-    from self_improve.harnesses.claude import adapter as claude
-    from self_improve.harnesses.codex import adapter as codex
-
-    if codex.matches(payload):
-        return codex.parse_prompt(payload)
-    return claude.parse_prompt(payload)
-
-
-def format_context(event: str, text: str) -> str:
-    from self_improve.harnesses.claude import adapter as claude
-
-    return claude.format_context(event, text)
+def _context(cwd: str, session: str) -> hook_state.Context | None:
+    """The project this event belongs to, if it takes part; its session remembered."""
+    context = hook_state.Context.for_cwd(cwd, session)
+    if context is not None:
+        with BUDGET.critical("remembering the session"):
+            context.remember_session()
+    return context
 
 
 # ---- post-bash -----------------------------------------------------------------------------------
 
 
 def post_bash(payload: dict[str, Any]) -> str:
-    found = tool_result_from(payload)
-    if found is None:
+    adapter = hook_adapter_for(payload)
+    result = adapter.parse_tool_result(payload)
+    context = _context(result.cwd, result.session) if result is not None else None
+    if result is None or context is None:
         return ""
-    event, result = found
-    context = hook_state.Context.for_cwd(result.cwd, result.session)
-    if context is None:
-        return ""
-    with BUDGET.critical("remembering the session"):
-        context.remember_session()
     overrides = context.detect_overrides()
     if overrides is None:
         from self_improve.detect.prescreen import clearly_clean
 
         if clearly_clean(result.output, result.exit_code, result.interrupted):
             return ""
-    from self_improve.detect.classify import detect, load_rules
+    from self_improve.detect.classify import detect
+    from self_improve.detect.rules import load_rules
 
     BUDGET.stage = "detecting"
     detection = detect(result, load_rules(overrides))
@@ -220,7 +127,8 @@ def post_bash(payload: dict[str, Any]) -> str:
             context.note_error_nudge(recall=seen.fix is not None)
     except Exception as exc:  # noqa: BLE001 - counters are best effort
         debug(f"post-bash: could not count the nudge: {type(exc).__name__}: {exc}", exc)
-    return format_context(event, render_error_nudge(detection.pattern_key, detection.title, seen))
+    nudge = render_error_nudge(detection.pattern_key, detection.title, seen)
+    return adapter.format_context(adapter.tool_event(payload), nudge)
 
 
 def _report_pattern_timeouts() -> None:
@@ -274,14 +182,10 @@ CORRECTION_NUDGE = (
 
 
 def prompt_submit(payload: dict[str, Any]) -> str:
-    prompt = prompt_from(payload)
-    if prompt is None:
+    prompt = hook_adapter_for(payload).parse_prompt(payload)
+    context = _context(prompt.cwd, prompt.session) if prompt is not None else None
+    if prompt is None or context is None:
         return ""
-    context = hook_state.Context.for_cwd(prompt.cwd, prompt.session)
-    if context is None:
-        return ""
-    with BUDGET.critical("remembering the session"):
-        context.remember_session()
     from self_improve.detect.corrections import detect_correction
 
     correction = detect_correction(prompt)
@@ -296,27 +200,6 @@ def prompt_submit(payload: dict[str, Any]) -> str:
 
 
 HANDLERS = {"post-bash": post_bash, "prompt-submit": prompt_submit}
-
-
-# ---- debug log -----------------------------------------------------------------------------------
-
-
-def debug(message: str, exc: BaseException | None = None) -> None:
-    """One line in the debug log; never raises."""
-    line = f"{time.strftime('%Y-%m-%dT%H:%M:%S')} pid={os.getpid()} {message}\n"
-    try:
-        if os.environ.get("SELF_IMPROVE_DEBUG") == "1":
-            sys.stderr.write(line)
-            if exc is not None:
-                import traceback
-
-                traceback.print_exception(exc, file=sys.stderr)
-        path = hook_state.debug_log_path()
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        with open(path, "a", encoding="utf-8", errors="replace") as handle:
-            handle.write(line)
-    except BaseException:  # noqa: BLE001
-        pass
 
 
 if __name__ == "__main__":

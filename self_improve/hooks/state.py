@@ -4,7 +4,10 @@
   ``.learnings/.state/sessions/<task>.json``, updated under ``.learnings/.state/.lock`` because
   the harness may run several hook processes at once. Sessions untouched for
   ``state.session_ttl_days`` are pruned.
-- Counters of every nudge fired live in ``.learnings/.state/counters.json``; ``stats`` reads them.
+- Counters of every nudge fired live in ``.learnings/.state/counters.json`` (``store/counters``,
+  shared with the CLI's action counters); ``stats`` reads them.
+- A detected failure is recorded by ``store/detections.record_detection``, as the OpenClaw
+  watcher records one; then its known fix, if any, is recalled (:meth:`Context.record_error`).
 - Without ``.learnings/`` the hooks stay out, unless the user-level config
   (``$XDG_CONFIG_HOME/self-improve/config.toml``) sets ``hooks.enabled_without_learnings``; then
   state goes to ``$XDG_STATE_HOME/self-improve/`` and nothing is recorded.
@@ -15,8 +18,7 @@ one line in the debug log. The project's config is filtered by ``config_trust``:
 settings (reminder mode, injection sizes, TTLs, rules with titles) come from the user's own
 config only.
 
-Hot-path rules: strings and ``os.path`` instead of ``pathlib``, named tuples instead of
-dataclasses, and the store (with its heavier imports) only once there is something to record.
+The store itself, with its heavier imports, is loaded only once there is something to record.
 """
 
 from __future__ import annotations
@@ -24,7 +26,8 @@ from __future__ import annotations
 import os
 import time
 
-from self_improve.events import Record
+from self_improve.events import Frozen
+from self_improve.hooks.payload import parse_json
 from self_improve.paths import (
     LAST_SESSION,
     LEARNINGS_DIR,
@@ -32,38 +35,54 @@ from self_improve.paths import (
     user_config_path,
     user_state_dir,
 )
+from self_improve.store import counters
 from self_improve.store.trust import StoreDir, UntrustedStore, find_store_root, is_safe_listed
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # importing typing costs milliseconds the hooks do not have
-    from typing import Any, Callable
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
 
-COUNTER_NAMES = ("reminders", "error_nudges", "recalls", "correction_nudges", "errors_recorded")
-
-
+    from self_improve.detect.classify import Detection
+    from self_improve.events import ToolResult
+    from self_improve.store.store import Store
 
 MAX_RECALLED_ID = 30  # TYPE-YYYYMMDD- plus a suffix of up to 16; a longer ID is nobody's we wrote
 
 
-class Fix(Record):
+class Fix(Frozen):
     """A known fix: the entry it comes from, the day that entry was logged, and the fix's text
     (sanitised: ``sanitise.inline``)."""
 
     __slots__ = ("entry_id", "logged", "text")
+    entry_id: str
+    logged: str
+    text: str
+
+    def __init__(self, entry_id: str, logged: str, text: str) -> None:
+        self._set(entry_id, logged, text)
 
 
-class Seen(Record):
+class Seen(Frozen):
     """Occurrences of a Pattern-Key so far, this one included (0: not recorded), and its fix."""
 
     __slots__ = ("count", "sessions", "fix")
+    count: int
+    sessions: int
+    fix: Fix | None
+
+    def __init__(self, count: int, sessions: int, fix: Fix | None) -> None:
+        self._set(count, sessions, fix)
 
 
-class Decision(Record):
+class Decision(Frozen):
+    """Whether this prompt gets the reminder."""
+
     __slots__ = ("remind",)
+    remind: bool
 
-
-def debug_log_path() -> str:
-    return os.path.join(user_state_dir(), "debug.log")
+    def __init__(self, remind: bool) -> None:
+        self._set(remind)
 
 
 MAX_CONFIG_BYTES = 256 * 1024  # a config larger than this is not ours to parse on a hot path
@@ -108,31 +127,16 @@ def effective_config(user: dict[str, Any], project: dict[str, Any]) -> dict[str,
     return merged
 
 
-def _setting(config: dict[str, Any], dotted: str, default: Any) -> Any:
+def _setting(config: dict[str, Any], dotted: str) -> Any:
+    """A setting of the effective config, or its default from the one table when it is missing or
+    of the wrong type (``store/settings.py``)."""
+    from self_improve.store.settings import default as default_of
+
+    default = default_of(dotted)
     section, _, name = dotted.partition(".")
     table = config.get(section)
     value = table.get(name, default) if isinstance(table, dict) else default
     return value if type(value) is type(default) else default
-
-
-def _read_json(fs: StoreDir, name: str) -> dict[str, int]:
-    from self_improve.hooks.run import parse_json
-
-    try:
-        raw = fs.read(name, limit=1 << 20)
-        data = parse_json(raw.decode("utf-8")) if raw else None
-    except (OSError, ValueError, UntrustedStore):
-        return {}
-    if not isinstance(data, dict):
-        return {}
-    return {str(k): v for k, v in data.items() if isinstance(v, int) and not isinstance(v, bool)}
-
-
-def _write_json(fs: StoreDir, name: str, data: dict[str, int]) -> None:
-    """State files hold only our own names and whole numbers, so they are written by hand:
-    ``json.dumps`` would import ``json`` and ``re`` on every prompt."""
-    body = ", ".join(f'"{key}": {int(value)}' for key, value in sorted(data.items()))
-    fs.replace(name, ("{" + body + "}").encode("utf-8"), durable=False)
 
 
 def is_session_file_name(name: str) -> bool:
@@ -173,7 +177,7 @@ class Context:
         root = find_store_root(cwd) if cwd and os.path.isabs(cwd) else None
         user_config = _read_user_toml(user_config_path())
         if root is not None:
-            safe = _setting(user_config, "trust.safe_directories", [])
+            safe = _setting(user_config, "trust.safe_directories")
             fs = StoreDir(os.path.join(root, LEARNINGS_DIR), owner_ok=is_safe_listed(os.path.join(root, LEARNINGS_DIR), safe))
             try:
                 fs.check_top_level()
@@ -182,21 +186,21 @@ class Context:
                 note_untrusted(fs.path, str(exc))
                 return None
             return cls(root, session, fs, STATE_DIR + "/", effective_config(user_config, project))
-        if _setting(user_config, "hooks.enabled_without_learnings", False):
+        if _setting(user_config, "hooks.enabled_without_learnings"):
             state = user_state_dir()
             os.makedirs(state, exist_ok=True)
             return cls(None, session, StoreDir(state), "", effective_config(user_config, {}))
         return None
 
-    def setting(self, dotted: str, default: Any) -> Any:
-        return _setting(self.config, dotted, default)
+    def setting(self, dotted: str) -> Any:
+        return _setting(self.config, dotted)
 
     def detect_overrides(self) -> dict[str, Any] | None:
         table = self.config.get("detect")
         return table if isinstance(table, dict) else None
 
     # ---- store side ----------------------------------------------------------------------------
-    def _store(self) -> Any:
+    def _store(self) -> Store | None:
         from self_improve.store import config as config_mod
         from self_improve.store.store import Store
 
@@ -206,8 +210,7 @@ class Context:
         for section, table in self.config.items():
             if isinstance(table, dict):
                 merged.setdefault(section, {}).update(table)
-        store = Store(self.root, config=merged)
-        store._fs = self.fs  # the store directory this hook already checked, with its trust setting
+        store = Store(self.root, config=merged, fs=self.fs)  # the directory this hook already checked
         return store
 
     def remember_session(self) -> None:
@@ -222,40 +225,32 @@ class Context:
             pass
         self.fs.replace(name, self.session.encode("utf-8", "replace"), durable=False)
 
-    def record_error(self, detection: Any, result: Any) -> Seen:
+    def record_error(self, detection: Detection, result: ToolResult) -> Seen:
         """Bump (or create) the ERR entry for this Pattern-Key; then look for its known fix."""
         store = self._store()
-        if store is None or not self.setting("hooks.record_errors", True):
-            return Seen(0, 0, self._known_fix(store, detection.pattern_key))
-        from self_improve.store.store import LogRequest
+        if store is None:
+            return Seen(0, 0, None)
+        from self_improve.store.detections import record_detection
 
-        request = LogRequest(
-            kind="error",
-            summary=detection.title,
-            pattern_key=detection.pattern_key,
-            category=program_name(result.command) or detection.pattern_key,
-            session=self.session,
-            excerpt=detection.excerpt,
-            source="error",
-            logged_by="hook",
-        )
-        logged = store.log(request)
+        logged = record_detection(store, detection, result)
+        if logged is None:  # hooks.record_errors is off
+            return Seen(0, 0, self._known_fix(store, detection.pattern_key))
         self.bump("errors_recorded")
         return Seen(logged.recurrence_count, logged.tasks, self._known_fix(store, detection.pattern_key))
 
-    def _known_fix(self, store: Any, pattern_key: str) -> Fix | None:
+    def _known_fix(self, store: Store, pattern_key: str) -> Fix | None:
         """Just-in-time recall, k=1: the one resolved or promoted entry's fix, through the sanitiser.
 
         An entry whose ID is malformed is not recalled at all: its text is somebody's, not ours.
         The size cap is personal (user-level config) and can only lower ``MAX_INJECTED_CHARS``.
         """
-        if store is None or not self.setting("hooks.recall", True):
+        if not self.setting("hooks.recall"):
             return None
         from self_improve.detect import sanitise
         from self_improve.store.entry import ID_PATTERN
         from self_improve.store.store import latest_action
 
-        limit = max(20, int(self.setting("hooks.max_fix_chars", sanitise.MAX_INJECTED_CHARS)))
+        limit = max(20, int(self.setting("hooks.max_fix_chars")))
         for kind in ("error", "learning"):
             for entry in reversed(store.with_pattern_key(kind, pattern_key)):
                 entry_id = entry.id if ID_PATTERN.match(entry.id) and len(entry.id) <= MAX_RECALLED_ID else None
@@ -268,42 +263,37 @@ class Context:
 
     # ---- per-session state and counters ------------------------------------------------------------
     def _locked(self) -> Any:
-        return self.fs.lock(self.state + ".lock", timeout=2.0)
+        return counters.state_lock(self.fs, self.state)
 
     def _session_name(self) -> str:
         return self.state + "sessions/" + session_file_name(self.session)
 
-    def _update(self, name: str, update: Callable[[dict[str, Any]], Any]) -> Any:
-        data = _read_json(self.fs, name)
+    def _update(self, name: str, update: Callable[[dict[str, int]], bool]) -> bool:
+        data = counters.read_ints(self.fs, name, parse_json) or {}
         result = update(data)
-        _write_json(self.fs, name, data)
+        counters.write_ints(self.fs, name, data)
         return result
 
-    def _add(self, counters: dict[str, int]) -> Callable[[dict[str, Any]], None]:
-        def update(data: dict[str, Any]) -> None:
-            for name, by in counters.items():
-                data[name] = int(data.get(name, 0)) + by
-
-        return update
+    def _count(self, nudges: dict[str, int]) -> None:
+        counters.add(self.fs, nudges, self.state, parse_json)
 
     def bump(self, counter: str, by: int = 1) -> None:
         with self._locked():
-            self._update(self.state + "counters.json", self._add({counter: by}))
+            self._count({counter: by})
 
     def note_error_nudge(self, recall: bool) -> None:
         with self._locked():
-            self._update(self._session_name(), self._add({"errors_since_reminder": 1}))
-            nudges = {"error_nudges": 1, "recalls": 1} if recall else {"error_nudges": 1}
-            self._update(self.state + "counters.json", self._add(nudges))
+            counters.update_ints(self.fs, self._session_name(), {"errors_since_reminder": 1}, parse_json)
+            self._count({"error_nudges": 1, "recalls": 1} if recall else {"error_nudges": 1})
 
     def on_prompt(self, correction: bool) -> Decision:
-        mode = self.setting("reminder.mode", "adaptive")
-        every = max(1, int(self.setting("reminder.every_n_prompts", 10)))
+        mode = self.setting("reminder.mode")
+        every = max(1, int(self.setting("reminder.every_n_prompts")))
         with self._locked():
             path = self._session_name()
             first_of_session = not self.fs.is_file(path)
 
-            def update(data: dict[str, Any]) -> bool:
+            def update(data: dict[str, int]) -> bool:
                 count = int(data.get("prompts", 0)) + 1
                 data["prompts"] = count
                 since = count - int(data.get("last_reminder_prompt", 0))
@@ -322,8 +312,7 @@ class Context:
 
             remind = self._update(path, update)
             if correction or remind:
-                nudge = "correction_nudges" if correction else "reminders"
-                self._update(self.state + "counters.json", self._add({nudge: 1}))
+                self._count({"correction_nudges" if correction else "reminders": 1})
         if first_of_session:
             self.prune_sessions()
         return Decision(remind=remind and not correction)
@@ -331,14 +320,14 @@ class Context:
     def prune_sessions(self) -> int:
         """Delete session files of ours older than the TTL (a personal setting): only regular
         files with names we create, never through a link (``StoreDir.prune``)."""
-        days = self.setting("state.session_ttl_days", 7)
+        days = self.setting("state.session_ttl_days")
         cutoff = time.time() - max(1.0, float(days)) * 86400
         return self.fs.prune(self.state + "sessions", is_session_file_name, cutoff)
 
 
 def note_untrusted(path: str, reason: str) -> None:
     """Say once (per store and reason) in the debug log why the hooks leave a store alone."""
-    from self_improve.hooks.run import debug
+    from self_improve.hooks.debug import debug
 
     seen = os.path.join(user_state_dir(), "untrusted-stores")
     line = f"{path}\t{reason}"
@@ -355,16 +344,3 @@ def note_untrusted(path: str, reason: str) -> None:
             handle.write(line.replace("\n", " ") + "\n")
     except OSError:
         pass
-
-
-def program_name(command: str) -> str:
-    """The command's program, e.g. ``python3`` for ``cd x && python3 app.py``: the ERR header name."""
-    import re
-
-    for part in re.split(r"&&|\|\||;|\|", command):
-        words = [w for w in part.strip().split() if "=" not in w or w.startswith(("-", "/"))]
-        while words and words[0] in ("sudo", "env", "time", "nohup", "exec", "command"):
-            words = words[1:]
-        if words and words[0] not in ("cd", "export", "source", ".", "set"):
-            return re.sub(r"[^A-Za-z0-9_.+-]", "", os.path.basename(words[0]))[:40]
-    return ""

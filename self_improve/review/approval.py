@@ -2,7 +2,8 @@
 
 Two gates, both deterministic, neither readable from a project's config:
 
-1. **Agent sessions only propose.** Run from inside an agent session (``harnesses/agent_env``),
+1. **Agent sessions only propose.** Run from inside an agent session (the caller, which the
+   command layer learns from ``harnesses/agent_env`` and passes to :func:`agent_gate`),
    ``promote``, ``retire``, ``extract-skill`` and the promotion and retirement part of
    ``review --yes`` change nothing: they print the proposal and the exact command the user runs
    in their own terminal, and exit 0 (proposing is what the agent was asked to do; a failing
@@ -22,16 +23,14 @@ Two gates, both deterministic, neither readable from a project's config:
 
 from __future__ import annotations
 
-import argparse
-import shlex
-from collections.abc import Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import date
 from typing import Any
 
+from self_improve.review.candidates import PromoteCandidate, ReviewPlan
+from self_improve.review.policy import Policy
 from self_improve.store import config as config_mod
-from self_improve.harnesses.agent_env import agent_harness
-from self_improve.review.policy import Policy, PromoteCandidate, ReviewPlan
 from self_improve.store import provenance as provenance_mod
 from self_improve.store.entry import Entry
 from self_improve.store.occurrences import distinct_tasks, within
@@ -43,23 +42,14 @@ WRITERS = {"hook": "the hook", "cli": "the CLI", "agent": "the CLI in an agent s
 # ---- gate 1: agent sessions -------------------------------------------------------------------
 
 
-def agent_gate() -> str:
-    """The harness whose session this is when changes must only be proposed; "" when allowed."""
-    harness = agent_harness()
-    if not harness or config_mod.user_setting("promotion.agent_may_promote") is True:
+def agent_gate(caller: str) -> str:
+    """The harness whose session this is when changes must only be proposed; "" when allowed.
+
+    ``caller`` is the harness whose agent session runs this command, "" for a person (the
+    command layer asks ``harnesses/agent_env``)."""
+    if not caller or config_mod.user_setting("promotion.agent_may_promote") is True:
         return ""
-    return harness
-
-
-def user_command(args: argparse.Namespace, store: Store, *verb: str) -> str:
-    """The exact command the user runs to do what was proposed (shell-quoted)."""
-    parts = ["self-improve"]
-    if getattr(args, "root", None):
-        parts += ["--root", str(store.root)]
-    parts += verb
-    if store.scope == "user":
-        parts += ["--scope", "user"]
-    return shlex.join(parts)
+    return caller
 
 
 def nothing_changed_line(harness: str) -> str:
@@ -72,13 +62,6 @@ def held_back_line(harness: str) -> str:
 
 def ask_user_line(command: str) -> str:
     return f"Ask the user to run, in their own terminal: {command}"
-
-
-def print_proposal(harness: str, what: Sequence[str], command: str) -> None:
-    for line in what:
-        print(line)
-    print(nothing_changed_line(harness))
-    print(ask_user_line(command))
 
 
 # ---- gate 2: evidence recorded on this machine ---------------------------------------------------
@@ -126,7 +109,7 @@ class Assessor:
     def as_json(self, entry: Entry) -> dict[str, Any]:
         return provenance_json(entry, self.assess(entry))
 
-    def split_for_yes(self, plan: ReviewPlan, gate: str, command: Any) -> tuple[ReviewPlan, list[str]]:
+    def split_for_yes(self, plan: ReviewPlan, gate: str, command: Callable[..., str]) -> tuple[ReviewPlan, list[str]]:
         """The part of the plan ``review --yes`` applies, and one line per proposal it holds back.
 
         ``command(*verb)`` renders the user's command. Inside an agent session (``gate``) no
@@ -139,7 +122,7 @@ class Assessor:
             if gate:
                 held.append(f"proposed {entry_id}: promote to {candidate.target} (`{command('promote', entry_id)}`)")
             elif not candidate.rule.ok or self.assess(candidate.entry).yes_may_promote:
-                kept.append(candidate)  # a candidate without a rule is reported as skipped, as before
+                kept.append(candidate)  # one without a rule: applying it reports it as skipped
             else:
                 held.append(
                     f"not promoted {entry_id}: {self.line(candidate.entry)}; "

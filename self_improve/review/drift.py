@@ -37,15 +37,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from self_improve.commands.promote import (
-    KNOWN_TARGETS,
-    in_openclaw_workspace,
-    normalise_target,
-)
 from self_improve.errors import SelfImproveError
 from self_improve.review import managed_block
 from self_improve.review.plan import EntryEdit, Step, TargetEdit, apply, simulate
 from self_improve.review.policy import Policy, TargetTable, default_target, propose_rule
+from self_improve.review.targets import KNOWN_TARGETS, in_openclaw_workspace, normalised_or_none
 from self_improve.store.entry import Entry
 from self_improve.store.lint import Problem
 from self_improve.store.store import Store
@@ -120,13 +116,6 @@ def read_instruction(root: Path, relative: str) -> str | None:
         return None
 
 
-def _normalised(store: Store, raw: str) -> str | None:
-    try:
-        return normalise_target(store, raw, openclaw=False)
-    except SelfImproveError:
-        return None
-
-
 def instruction_files(store: Store, entries: Iterable[Entry]) -> list[str]:
     """Where rule blocks may be, each once, in a stable order."""
     wanted: list[str] = list(KNOWN_TARGETS)
@@ -134,7 +123,7 @@ def instruction_files(store: Store, entries: Iterable[Entry]) -> list[str]:
     wanted += [entry.promoted for entry in entries if entry.status in RULE_STATUSES and entry.promoted]
     out: list[str] = []
     for raw in wanted:
-        name = _normalised(store, raw)
+        name = normalised_or_none(store, raw)
         if name is not None and name not in out:
             out.append(name)
     return out
@@ -241,9 +230,9 @@ def _readd(store: Store, entry: Entry, drift: Drift) -> Reconcile:
     proposal = propose_rule(entry, Policy.from_settings(store.setting).max_rule_chars)
     if not proposal.ok:
         return Reconcile(drift, "", (), f"cannot write it back: {proposal.problem}")
-    target = _normalised(store, entry.promoted) if entry.promoted else None
+    target = normalised_or_none(store, entry.promoted) if entry.promoted else None
     if target is None:
-        target = _normalised(store, default_target(entry, TargetTable.from_settings(store.setting), in_openclaw_workspace(store)))
+        target = normalised_or_none(store, default_target(entry, TargetTable.from_settings(store.setting), in_openclaw_workspace(store)))
     if target is None:
         return Reconcile(drift, "", (), "cannot write it back: no instruction file to write it to")
     entry_key, rule = entry.id, proposal.text

@@ -10,13 +10,13 @@ applied, each through its safe writer (the store's lock and atomic writes,
 
 from __future__ import annotations
 
-import difflib
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 
+from self_improve.changes import PlannedChange, confined, label_for
 from self_improve.errors import SelfImproveError
 from self_improve.review import managed_block
 from self_improve.store import archive as archive_mod
@@ -153,20 +153,20 @@ class Simulation:
         raise SelfImproveError(f"unknown ID {step.entry_id!r} (see `self-improve list`)")
 
     def _new_file(self, step: NewFile) -> None:
-        path = confined(self.store, step.path)
-        if path.exists() or path.is_symlink() or self.current.get(path) is not None:
+        path = confined(step.path, self.store.root)
+        if path.exists() or self.current.get(path) is not None:
             raise SelfImproveError(f"refusing to overwrite {step.path}: it already exists")
         self._remember(path)
         self.current[path] = step.content
 
     # ---- results ---------------------------------------------------------------------------
-    def changes(self) -> list[tuple[Path, bytes | None, bytes | None]]:
+    def changes(self) -> list[PlannedChange]:
         out = []
         for path, before in self.original.items():
             text = self.current[path]
-            after = None if text is None else text.encode("utf-8", "surrogateescape")
-            if after != before:
-                out.append((path, before, after))
+            change = PlannedChange(path, before, None if text is None else text.encode("utf-8", "surrogateescape"))
+            if change.changed:
+                out.append(change)
         return out
 
     @property
@@ -174,42 +174,15 @@ class Simulation:
         return bool(self.changes())
 
     def label(self, path: Path) -> str:
-        try:
-            return path.relative_to(self.root).as_posix()
-        except ValueError:
-            return str(path)
+        return label_for(path, self.root)
 
     def diff(self) -> str:
-        return "".join(unified_diff(before, after, self.label(path)) for path, before, after in self.changes())
+        return "".join(change.diff(self.root) for change in self.changes())
 
 
 def _kinds_for(entry_id: str) -> list[str]:
     prefix = entry_id.split("-", 1)[0].upper()
     return [kind for kind, (p, _) in KINDS.items() if p == prefix] or list(KINDS)
-
-
-def unified_diff(before: bytes | None, after: bytes | None, label: str) -> str:
-    """git-style unified diff; ``/dev/null`` for a created or deleted file."""
-    old = "" if before is None else before.decode("utf-8", "surrogateescape")
-    new = "" if after is None else after.decode("utf-8", "surrogateescape")
-    out = []
-    for line in difflib.unified_diff(
-        _lines(old),
-        _lines(new),
-        "/dev/null" if before is None else f"a/{label}",
-        "/dev/null" if after is None else f"b/{label}",
-    ):
-        out.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
-    return "".join(out)
-
-
-def _lines(text: str) -> list[str]:
-    """Lines ending at ``\\n`` only: a lone ``\\r`` or ``\\x0b`` is text, as in managed_block."""
-    parts = text.split("\n")
-    lines = [part + "\n" for part in parts[:-1]]
-    if parts[-1]:
-        lines.append(parts[-1])
-    return lines
 
 
 def apply(store: Store, steps: Sequence[Step]) -> None:
@@ -236,19 +209,10 @@ def simulate(store: Store, steps: Sequence[Step]) -> Simulation:
     return simulation
 
 
-def confined(store: Store, relative: str) -> Path:
-    """An absolute path for ``relative``, refused when it (or a parent) leads outside the root."""
-    root = store.root.resolve()
-    path = (store.root / relative).resolve()
-    if not path.is_relative_to(root):
-        raise SelfImproveError(f"refusing to write {relative}: it leads outside the project root {store.root}")
-    return path
-
-
 def write_new_file(store: Store, step: NewFile) -> None:
-    path = confined(store, step.path)
+    path = confined(step.path, store.root)
     path.parent.mkdir(parents=True, exist_ok=True)
-    confined(store, step.path)  # again: a directory created meanwhile could be a symlink
+    confined(step.path, store.root)  # again: a directory created meanwhile could be a symlink
     try:  # O_EXCL: never through a planted file or symlink (even a dangling one)
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
     except FileExistsError:

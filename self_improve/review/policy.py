@@ -1,7 +1,8 @@
 """The promotion and forgetting policy: pure functions over entries, every threshold from config.
 
 Nothing here reads or writes a file. ``review``, ``promote``, ``retire`` and ``stats`` feed it the
-entries, today's date and the settings, and act on what it returns.
+entries, today's date and the settings, and act on what it returns; ``review/candidates.py``
+applies the rules below to a whole store.
 
 **Promotion** (``promotion.*``). An entry is a candidate when all hold:
 
@@ -34,22 +35,18 @@ on evidence alone. ``Priority: critical`` does not bypass the rule: anyone can s
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field, fields
 from datetime import date
-from typing import Any
+from typing import Any, TypeVar
 
-from self_improve.store.archive import archive_year, has_unclosed_fence, last_seen_day
-from self_improve.store.entry import ACTIVE_STATUSES, ID_PATTERN, Entry
+from self_improve.store.archive import last_seen_day
+from self_improve.store.entry import Entry
 from self_improve.store.occurrences import distinct_tasks, within
+from self_improve.store.settings import default
 from self_improve.store.store import latest_action
 
 PROMOTABLE_STATUSES = frozenset({"pending", "in_progress", "resolved"})
-CLOSED_STATUSES = frozenset({"resolved", "wont_fix", "retired"})
-# Entries whose See Also keeps their targets out of the archive: everything still in use.
-LIVE_STATUSES = ACTIVE_STATUSES | {"promoted_to_skill"}
-# Never proposed by the size cap: a live rule, work in progress, or what the user flagged.
-_SIZE_CAP_EXEMPT_STATUSES = frozenset({"promoted", "promoted_to_skill", "in_progress"})
 # Text a rule may never contain: it would damage the managed block around it.
 MARKER_TEXT = ("<!--", "-->", "self-improve:begin", "self-improve:end")
 ACTION_TITLES = {"learning": "Suggested Action", "error": "Suggested Fix", "feature": "Suggested Implementation"}
@@ -59,58 +56,57 @@ _LIST_MARKER = re.compile(r"^(?:[-*+]|\d{1,3}[.)])[ \t]+")
 # ---- settings ------------------------------------------------------------------------------------
 
 
+def _from_setting(key: str, convert: Callable[[Any], Any]) -> Any:
+    """A field whose default is the settings table's (``store/settings.py``, the one copy of
+    every default) and whose value :func:`_read_settings` takes from ``key``."""
+    return field(default=convert(default(key)), metadata={"key": key, "convert": convert})
+
+
+def _strings(value: Any) -> tuple[str, ...]:
+    return tuple(str(item) for item in value)
+
+
+_T = TypeVar("_T")
+
+
+def _read_settings(cls: type[_T], setting: Callable[[str], Any]) -> _T:
+    return cls(**{f.name: f.metadata["convert"](setting(f.metadata["key"])) for f in fields(cls)})  # type: ignore[arg-type]
+
+
 @dataclass(frozen=True)
 class Policy:
     """The thresholds of promotion and forgetting (``promotion.*`` and ``forgetting.*``)."""
 
-    min_occurrences: int = 3
-    min_tasks: int = 2
-    window_days: int = 30
-    max_rule_chars: int = 200
-    archive_after_days: int = 90
-    decay_after_days: int = 180
-    stale_after_days: int = 180
-    max_active_entries: int = 200
+    min_occurrences: int = _from_setting("promotion.min_occurrences", int)
+    min_tasks: int = _from_setting("promotion.min_tasks", int)
+    window_days: int = _from_setting("promotion.window_days", int)
+    max_rule_chars: int = _from_setting("promotion.max_rule_chars", int)
+    archive_after_days: int = _from_setting("forgetting.archive_after_days", int)
+    decay_after_days: int = _from_setting("forgetting.decay_after_days", int)
+    stale_after_days: int = _from_setting("forgetting.stale_after_days", int)
+    max_active_entries: int = _from_setting("forgetting.max_active_entries", int)
 
     @classmethod
     def from_settings(cls, setting: Callable[[str], Any]) -> Policy:
-        return cls(
-            min_occurrences=int(setting("promotion.min_occurrences")),
-            min_tasks=int(setting("promotion.min_tasks")),
-            window_days=int(setting("promotion.window_days")),
-            max_rule_chars=int(setting("promotion.max_rule_chars")),
-            archive_after_days=int(setting("forgetting.archive_after_days")),
-            decay_after_days=int(setting("forgetting.decay_after_days")),
-            stale_after_days=int(setting("forgetting.stale_after_days")),
-            max_active_entries=int(setting("forgetting.max_active_entries")),
-        )
+        return _read_settings(cls, setting)
 
 
 @dataclass(frozen=True)
 class TargetTable:
     """Where a rule goes by default (``targets.*``)."""
 
-    learning: str = "CLAUDE.md"
-    error: str = "CLAUDE.md"
-    feature: str = "CLAUDE.md"
-    workflow_target: str = "AGENTS.md"
-    workflow_areas: tuple[str, ...] = ("infra", "config", "tests")
-    openclaw_behaviour: str = "SOUL.md"
-    openclaw_default: str = "AGENTS.md"
-    behaviour_categories: tuple[str, ...] = ("correction", "best_practice")
+    learning: str = _from_setting("targets.learning", str)
+    error: str = _from_setting("targets.error", str)
+    feature: str = _from_setting("targets.feature", str)
+    workflow_target: str = _from_setting("targets.workflow", str)
+    workflow_areas: tuple[str, ...] = _from_setting("targets.workflow_areas", _strings)
+    openclaw_behaviour: str = _from_setting("targets.openclaw_behaviour", str)
+    openclaw_default: str = _from_setting("targets.openclaw_default", str)
+    behaviour_categories: tuple[str, ...] = _from_setting("targets.behaviour_categories", _strings)
 
     @classmethod
     def from_settings(cls, setting: Callable[[str], Any]) -> TargetTable:
-        return cls(
-            learning=str(setting("targets.learning")),
-            error=str(setting("targets.error")),
-            feature=str(setting("targets.feature")),
-            workflow_target=str(setting("targets.workflow")),
-            workflow_areas=tuple(str(a) for a in setting("targets.workflow_areas")),
-            openclaw_behaviour=str(setting("targets.openclaw_behaviour")),
-            openclaw_default=str(setting("targets.openclaw_default")),
-            behaviour_categories=tuple(str(c) for c in setting("targets.behaviour_categories")),
-        )
+        return _read_settings(cls, setting)
 
 
 # ---- dates and evidence ----------------------------------------------------------------------------
@@ -251,227 +247,3 @@ def default_target(entry: Entry, table: TargetTable, openclaw: bool) -> str:
     if entry.area and entry.area.casefold() in {a.casefold() for a in table.workflow_areas}:
         return table.workflow_target
     return {"learning": table.learning, "error": table.error, "feature": table.feature}.get(entry.kind, table.learning)
-
-
-# ---- candidates ------------------------------------------------------------------------------------
-
-
-def usable(entries: Sequence[Entry]) -> list[Entry]:
-    """Entries with a well-formed ID that no other entry shares: only those can be acted on by ID
-    (``lint`` reports the others)."""
-    counts: dict[str, int] = {}
-    for entry in entries:
-        counts[entry.id.upper()] = counts.get(entry.id.upper(), 0) + 1
-    return [entry for entry in entries if ID_PATTERN.match(entry.id) and counts[entry.id.upper()] == 1]
-
-
-@dataclass(frozen=True)
-class PromoteCandidate:
-    entry: Entry
-    proof: Evidence
-    critical: bool  # Priority: critical (sorts first; never a reason on its own)
-    meets_rule: bool  # the evidence qualifies it (always True since critical stopped bypassing it)
-    rule: RuleProposal
-    target: str
-
-
-@dataclass(frozen=True)
-class ArchiveCandidate:
-    entry: Entry
-    proof: Evidence
-    why: str  # "stale" | "decayed" | "size_cap" | "marked"
-    reason: str  # one line for people
-    year: str  # the archive file: .learnings/archive/<year>.md
-
-
-@dataclass(frozen=True)
-class RetireCandidate:
-    entry: Entry
-    proof: Evidence
-    reasons: tuple[str, ...]
-    target: str  # the file holding the rule (its Promoted field)
-
-
-@dataclass(frozen=True)
-class ReviewPlan:
-    promote: tuple[PromoteCandidate, ...]
-    archive: tuple[ArchiveCandidate, ...]
-    retire: tuple[RetireCandidate, ...]
-    active_entries: int
-    size_cap: int
-
-    @property
-    def over_cap(self) -> bool:
-        return self.active_entries > self.size_cap
-
-    @property
-    def empty(self) -> bool:
-        return not (self.promote or self.archive or self.retire)
-
-
-def promote_candidates(
-    entries: Sequence[Entry], today: date, policy: Policy, targets: TargetTable, openclaw: bool
-) -> list[PromoteCandidate]:
-    """Entries that meet the promotion rule: critical ones first, then by strength of evidence."""
-    found: list[PromoteCandidate] = []
-    for entry in usable(entries):
-        if entry.status not in PROMOTABLE_STATUSES or superseded_by(entry):
-            continue
-        proof = evidence(entry, today, policy.window_days)
-        meets = meets_promotion_rule(proof, policy) and not is_decayed(entry, today, policy)
-        if not meets:  # critical or not: a self-set priority proves nothing
-            continue
-        found.append(
-            PromoteCandidate(
-                entry=entry,
-                proof=proof,
-                critical=is_critical(entry),
-                meets_rule=meets,
-                rule=propose_rule(entry, policy.max_rule_chars),
-                target=default_target(entry, targets, openclaw),
-            )
-        )
-    found.sort(key=lambda c: (not c.critical, -c.proof.occurrences, -c.proof.tasks, c.entry.id))
-    return found
-
-
-def _referenced_ids(entries: Iterable[Entry], excluded: set[str]) -> set[str]:
-    out: set[str] = set()
-    for entry in entries:
-        if entry.status in LIVE_STATUSES and entry.id.upper() not in excluded:
-            out.update(ref.upper() for ref in entry.see_also if ref.upper() != entry.id.upper())
-    return out
-
-
-def archive_candidates(
-    entries: Sequence[Entry], today: date, policy: Policy, exclude: Iterable[str] = ()
-) -> tuple[list[ArchiveCandidate], int]:
-    """Archive candidates (and the number of active entries, for the size cap message)."""
-    skip = {entry_id.upper() for entry_id in exclude}
-    eligible = usable(entries)
-    reasons: dict[str, tuple[str, str]] = {}
-    for entry in eligible:
-        key = entry.id.upper()
-        if key in skip or has_unclosed_fence(entry):
-            continue
-        age = days_since(last_seen_day(entry), today)
-        if entry.status == "archived":
-            reasons[key] = ("marked", "status is archived but it is still in the learnings files")
-        elif entry.status in CLOSED_STATUSES and age is not None and age > policy.archive_after_days:
-            reasons[key] = ("stale", f"{entry.status}, last seen {age} days ago (over {policy.archive_after_days})")
-        elif is_decayed(entry, today, policy):
-            reasons[key] = (
-                "decayed",
-                f"pending, no occurrence for {age} days (over {policy.decay_after_days}): it no longer counts towards promotion",
-            )
-    # A live entry that points at a candidate keeps it, unless that entry goes too: repeat until
-    # stable, so a cluster of stale entries that cite each other is archived together.
-    while True:
-        protected = _referenced_ids(entries, excluded=set(reasons)) & set(reasons)
-        if not protected:
-            break
-        for key in protected:
-            del reasons[key]
-
-    active = [entry for entry in entries if entry.status in ACTIVE_STATUSES]
-    excess = len(active) - policy.max_active_entries
-    going = sum(1 for entry in active if entry.id.upper() in reasons)
-    if excess - going > 0:
-        referenced = _referenced_ids(entries, excluded=set())
-        ranked = sorted(
-            (
-                entry
-                for entry in eligible
-                if entry.status in ACTIVE_STATUSES
-                and entry.id.upper() not in reasons
-                and entry.id.upper() not in skip
-                and entry.id.upper() not in referenced
-                and entry.status not in _SIZE_CAP_EXEMPT_STATUSES
-                and not is_critical(entry)
-                and not has_unclosed_fence(entry)
-            ),
-            key=lambda e: (e.recurrence_count > 1, (last_seen_day(e) or date.min), e.id),
-        )
-        for entry in ranked[: excess - going]:
-            count = entry.recurrence_count
-            seen = last_seen_day(entry)
-            reasons[entry.id.upper()] = (
-                "size_cap",
-                f"lowest value while over the size cap: seen {count} time{'s' if count != 1 else ''}, last {seen or 'unknown'}",
-            )
-
-    by_id = {entry.id.upper(): entry for entry in eligible}
-    order = {"marked": 0, "stale": 1, "decayed": 2, "size_cap": 3}
-    candidates = [
-        ArchiveCandidate(
-            entry=by_id[key],
-            proof=evidence(by_id[key], today, policy.window_days),
-            why=why,
-            reason=reason,
-            year=archive_year(by_id[key], today),
-        )
-        for key, (why, reason) in reasons.items()
-    ]
-    # Size-cap candidates keep their value ranking; the others go oldest first.
-    rank = {key: n for n, key in enumerate(reasons)}
-    candidates.sort(
-        key=lambda c: (order[c.why], rank[c.entry.id.upper()] if c.why == "size_cap" else 0, c.proof.last_seen, c.entry.id)
-    )
-    return candidates, len(active)
-
-
-def retire_candidates(entries: Sequence[Entry], today: date, policy: Policy) -> list[RetireCandidate]:
-    found: list[RetireCandidate] = []
-    for entry in usable(entries):
-        if entry.status != "promoted":
-            continue
-        proof = evidence(entry, today, policy.window_days)
-        reasons: list[str] = []
-        if entry.harmful > entry.helpful:
-            reasons.append(f"harmful {entry.harmful} > helpful {entry.helpful}")
-        if superseded_by(entry):
-            reasons.append(f"superseded by {superseded_by(entry)}")
-        age = proof.days_since_seen
-        helped = days_since(_day(entry.meta("Last-Helpful")), today)
-        if age is not None and age > policy.stale_after_days and (helped is None or helped > policy.stale_after_days):
-            # A rule that works prevents its own recurrence: a recent `mark --helpful` keeps it.
-            reasons.append(f"not seen for {age} days (over {policy.stale_after_days})")
-        if reasons:
-            found.append(RetireCandidate(entry, proof, tuple(reasons), entry.promoted))
-    found.sort(key=lambda c: c.entry.id)
-    return found
-
-
-def plan_review(
-    entries: Sequence[Entry], today: date, policy: Policy, targets: TargetTable, openclaw: bool
-) -> ReviewPlan:
-    promote = promote_candidates(entries, today, policy, targets, openclaw)
-    retire = retire_candidates(entries, today, policy)
-    # One proposal per entry: promotion wins over archiving (a critical, old, resolved entry).
-    archive, active = archive_candidates(entries, today, policy, exclude=[c.entry.id for c in promote])
-    return ReviewPlan(tuple(promote), tuple(archive), tuple(retire), active, policy.max_active_entries)
-
-
-# ---- triage -------------------------------------------------------------------------------------
-
-
-def pending_triage(entries: Iterable[Entry], counts_at_review: Mapping[str, int] | None) -> int:
-    """Pending errors that gained an occurrence since the last review (all of them if none yet).
-
-    ``counts_at_review`` maps an entry ID to its Recurrence-Count when the review ran; an entry
-    missing from it is new since then.
-    """
-    count = 0
-    for entry in entries:
-        if entry.kind != "error" or entry.status != "pending":
-            continue
-        if counts_at_review is None or entry.recurrence_count > counts_at_review.get(entry.id.upper(), 0):
-            count += 1
-    return count
-
-
-def _day(value: str) -> date | None:
-    try:
-        return date.fromisoformat(value.strip()[:10])
-    except ValueError:
-        return None

@@ -36,8 +36,8 @@ from datetime import datetime
 from pathlib import Path
 
 from self_improve.errors import SelfImproveError
-from self_improve.store.merge import absorb_entry
 from self_improve.store.archive import archive_dir
+from self_improve.store.merge import absorb_entry
 from self_improve.store.entry import (
     ACTIVE_STATUSES,
     ID_PATTERN,
@@ -50,8 +50,10 @@ from self_improve.store.entry import (
     strip_eol,
 )
 from self_improve.store.ids import new_id
-from self_improve.store.similarity import similarity, tokens
-from self_improve.store.store import Store, clean_text, utcnow
+from self_improve.store.record import clean_text, utcnow
+from self_improve.store.scan import closest
+from self_improve.store.similarity import tokens
+from self_improve.store.store import Store
 
 IMPORTED_FROM = "Imported-From"
 KEEP_PROVENANCE = 20
@@ -212,15 +214,7 @@ class _Importer:
             for n, entry in active:
                 if entry.pattern_key.casefold() == key:
                     return n
-        wanted = tokens(incoming.summary)
-        best: tuple[float, int] | None = None
-        for n, entry in active:
-            if entry.pattern_key and entry.pattern_key.casefold() != key:
-                continue
-            score = similarity(wanted, tokens(entry.summary))
-            if score >= self.threshold and (best is None or score > best[0]):
-                best = (score, n)
-        return best[1] if best else None
+        return closest(active, tokens(incoming.summary), incoming.pattern_key, self.threshold)
 
     def write(self) -> list[Path]:
         written = []

@@ -11,28 +11,19 @@ The effective configuration is: documented defaults, overlaid with the user-leve
 keys), overlaid with the project's config (non-personal keys only, clamped). What was ignored or
 clamped is returned so that ``doctor`` can list it.
 
-This module is imported by the hooks: standard library only, no ``typing`` at run time.
+This module is imported by the hooks: it imports only ``settings``, no ``typing`` at run time.
 """
 
 from __future__ import annotations
+
+from self_improve.store.settings import SETTINGS
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
 # Settings a project's config may not set (honoured only from the user's own config).
-PERSONAL = frozenset(
-    {
-        "hooks.enabled_without_learnings",
-        "hooks.max_fix_chars",
-        "reminder.mode",
-        "reminder.every_n_prompts",
-        "state.session_ttl_days",
-        "promotion.require_approval",
-        "promotion.agent_may_promote",
-        "trust.safe_directories",
-    }
-)
+PERSONAL = frozenset(setting.key for setting in SETTINGS if setting.personal)
 
 # Sections of which a project may set nothing at all.
 PERSONAL_SECTIONS = frozenset({"trust"})
@@ -41,21 +32,11 @@ PERSONAL_SECTIONS = frozenset({"trust"})
 # the hooks say less. New rules carry titles that reach the model in every nudge: personal.
 PROJECT_DETECT_KEYS = frozenset({"disable", "ignore"})
 
-# (lowest, highest) a project's value is clamped into. The low ends keep the evidence rule
-# meaningful (a repo cannot make one occurrence a promotion candidate); the high ends keep the
-# work bounded. The ranges are decided in ``config.SETTINGS`` (``Setting.project``); this is the
-# hooks' copy, which must not import that module (tests/test_config_set.py checks they agree).
+# (lowest, highest) a project's value is clamped into (``Setting.project``). The low ends keep
+# the evidence rule meaningful (a repo cannot make one occurrence a promotion candidate); the
+# high ends keep the work bounded.
 BOUNDS: dict[str, tuple[float, float]] = {
-    "log.similarity_threshold": (0.5, 1.0),
-    "log.max_occurrences": (5, 100),
-    "promotion.min_occurrences": (2, 1000),
-    "promotion.min_tasks": (2, 1000),
-    "promotion.window_days": (1, 365),
-    "promotion.max_rule_chars": (20, 200),
-    "forgetting.archive_after_days": (7, 3650),
-    "forgetting.decay_after_days": (7, 3650),
-    "forgetting.stale_after_days": (7, 3650),
-    "forgetting.max_active_entries": (10, 100000),
+    setting.key: setting.project for setting in SETTINGS if setting.project is not None
 }
 
 

@@ -20,95 +20,27 @@ from functools import cached_property
 
 from self_improve.store.fences import FIRST_CHARS as FENCE_FIRST_CHARS
 from self_improve.store.fences import FenceTracker
-
-KINDS: dict[str, tuple[str, str]] = {
-    # kind: (ID prefix, file name)
-    "learning": ("LRN", "LEARNINGS.md"),
-    "error": ("ERR", "ERRORS.md"),
-    "feature": ("FEAT", "FEATURE_REQUESTS.md"),
-}
-PREFIX_TO_KIND = {prefix: kind for kind, (prefix, _) in KINDS.items()}
-FILE_TO_KIND = {file_name: kind for kind, (_, file_name) in KINDS.items()}
-
-STATUSES = (
-    "pending",
-    "in_progress",
-    "resolved",
-    "wont_fix",
-    "promoted",
-    "promoted_to_skill",
-    "retired",
-    "archived",
+from self_improve.store.grammar import (
+    ACTION_SECTIONS, ACTIVE_STATUSES, DETAILS_SECTIONS, FILE_TO_KIND, ID_PATTERN, ID_REGEX, KINDS, LEARNING_CATEGORIES,
+    PREFIX_TO_KIND, PRIORITIES, STATUSES, SUMMARY_SECTIONS, eol_of, split_lines, strip_eol,
 )
-# Entries a new occurrence merges into; the others are closed for good.
-ACTIVE_STATUSES = frozenset({"pending", "in_progress", "resolved", "promoted"})
-PRIORITIES = ("low", "medium", "high", "critical")
-LEARNING_CATEGORIES = ("correction", "insight", "knowledge_gap", "best_practice")
+from self_improve.store.new_entry import NewEntry, render_new
+from self_improve.store.occurrences import Occurrence, parse_occurrences
 
-# Which section holds the summary, the details and the suggested action, per kind.
-SUMMARY_SECTIONS = ("Summary", "Requested Capability")
-DETAILS_SECTIONS = ("Details", "Context", "User Context")
-ACTION_SECTIONS = ("Suggested Action", "Suggested Fix", "Suggested Implementation")
+# The vocabulary (``grammar``), new entries (``new_entry``) and occurrences are re-exported: the
+# package reads the whole entry model from here.
+__all__ = [
+    "ACTION_SECTIONS", "ACTIVE_STATUSES", "DETAILS_SECTIONS", "FILE_TO_KIND", "ID_PATTERN", "ID_REGEX", "KINDS",
+    "LEARNING_CATEGORIES", "PREFIX_TO_KIND", "PRIORITIES", "STATUSES", "SUMMARY_SECTIONS", "Entry", "LearningsFile",
+    "NewEntry", "Occurrence", "Section", "entry_offsets", "eol_of", "parse_occurrences", "parse_text", "render_new",
+    "split_lines", "strip_eol",
+]
 
-# The entry-ID grammar, the one copy: TYPE-YYYYMMDD-SUFFIX, ASCII only (``\\d`` would admit other
-# scripts' digits). ``ID_REGEX`` is for embedding in other patterns (a promoted rule's bullet).
-ID_REGEX = r"(?:LRN|ERR|FEAT)-[0-9]{8}-[A-Za-z0-9]+"
-ID_PATTERN = re.compile(rf"^(LRN|ERR|FEAT)-([0-9]{{8}})-([A-Za-z0-9]+)$")
 _HEADER = re.compile(r"^##[ \t]+\[([^\]\r\n]*)\][ \t]*(.*?)[ \t]*$")
 _BOLD_FIELD = re.compile(r"^(?:[-*][ \t]+)?\*\*([^*\r\n]+?)(?::\*\*|\*\*:)[ \t]?(.*?)[ \t]*$")
 _META_LINE = re.compile(r"^[-*][ \t]+([A-Za-z][A-Za-z0-9 _/-]*?):[ \t]?(.*?)[ \t]*$")
 _SECTION = re.compile(r"^###[ \t]+(.+?)[ \t]*#*[ \t]*$")
 _SEPARATOR = re.compile(r"^[ \t]*---+[ \t]*$")
-
-
-def strip_eol(line: str) -> str:
-    if line.endswith("\r\n"):
-        return line[:-2]
-    if line.endswith(("\n", "\r")):
-        return line[:-1]
-    return line
-
-
-def eol_of(line: str) -> str:
-    if line.endswith("\r\n"):
-        return "\r\n"
-    if line.endswith("\n"):
-        return "\n"
-    if line.endswith("\r"):
-        return "\r"
-    return ""
-
-
-def split_lines(text: str) -> list[str]:
-    """Lines with their endings; ``"".join`` gives back ``text`` exactly.
-
-    Only ``\\n`` ends a line (a lone ``\\r`` stays inside it) so that CRLF files keep ``\\r\\n``.
-    """
-    lines = text.split("\n")
-    out = [line + "\n" for line in lines[:-1]]
-    if lines[-1]:
-        out.append(lines[-1])
-    return out
-
-
-@dataclass(frozen=True)
-class Occurrence:
-    date: str  # YYYY-MM-DD
-    task: str  # short hash of the harness session id, or "-" when unknown
-
-    def render(self) -> str:
-        return f"{self.date}/{self.task}"
-
-
-def parse_occurrences(value: str) -> tuple[Occurrence, ...]:
-    out: list[Occurrence] = []
-    for item in value.split(","):
-        item = item.strip()
-        if not item:
-            continue
-        date, _, task = item.partition("/")
-        out.append(Occurrence(date.strip(), task.strip() or "-"))
-    return tuple(out)
 
 
 @dataclass(frozen=True)
@@ -464,67 +396,3 @@ def parse_text(text: str, file: str = "") -> LearningsFile:
         entries.append(Entry(tuple(split_lines(chunk)), file=file, line=line_no))
         line_no += chunk.count("\n")
     return LearningsFile(tuple(split_lines(text[: starts[0]])), tuple(entries))
-
-
-def replace_entry(parsed: LearningsFile, new: Entry) -> LearningsFile:
-    entries = tuple(new if entry.id == new.id else entry for entry in parsed.entries)
-    return LearningsFile(parsed.preamble, entries)
-
-
-# ---- new entries ------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class NewEntry:
-    """Structured content of an entry we write from scratch, in the reference skill's layout."""
-
-    id: str
-    category: str
-    logged: str
-    priority: str = "medium"
-    status: str = "pending"
-    area: str = ""
-    summary: str = ""
-    details: str = ""
-    action: str = ""
-    error_excerpt: str = ""
-    metadata: tuple[tuple[str, str], ...] = ()
-
-    @property
-    def kind(self) -> str:
-        return PREFIX_TO_KIND[self.id.split("-", 1)[0]]
-
-
-def render_new(entry: NewEntry, eol: str = "\n") -> str:
-    """The reference layout; the sections depend on the kind (learning, error, feature)."""
-    out = [f"## [{entry.id}] {entry.category}".rstrip(), "", f"**Logged**: {entry.logged}"]
-    out.append(f"**Priority**: {entry.priority}")
-    out.append(f"**Status**: {entry.status}")
-    if entry.area:
-        out.append(f"**Area**: {entry.area}")
-    out.append("")
-
-    def section(title: str, body: str) -> None:
-        out.extend([f"### {title}", *(body.splitlines() or [""]), ""])
-
-    if entry.kind == "learning":
-        section("Summary", entry.summary)
-        section("Details", entry.details)
-        section("Suggested Action", entry.action)
-    elif entry.kind == "error":
-        section("Summary", entry.summary)
-        fence = "```"
-        while fence in entry.error_excerpt:
-            fence += "`"
-        out.extend(["### Error", fence, *entry.error_excerpt.splitlines(), fence, ""])
-        section("Context", entry.details)
-        section("Suggested Fix", entry.action)
-    else:
-        section("Requested Capability", entry.summary)
-        section("User Context", entry.details)
-        section("Complexity Estimate", "medium")
-        section("Suggested Implementation", entry.action)
-    out.append("### Metadata")
-    out.extend(f"- {key}: {value}" for key, value in entry.metadata)
-    out.extend(["", "---"])
-    return eol.join(out) + eol

@@ -34,8 +34,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from self_improve.errors import SelfImproveError
-from self_improve.paths import check_inside_root
+from self_improve.paths import LEARNINGS_DIR, STATE_DIR, check_inside_root
 from self_improve.store.entry import split_lines
+from self_improve.store.three_way import dominant_eol
 from self_improve.user_edit import (
     BytesEdit,
     edit_user_file,
@@ -130,7 +131,7 @@ def _edit_attributes(path: Path, root: Path, edit: BytesEdit) -> None:
     """Write ``.gitattributes`` without losing a concurrent change (``user_edit``), through a
     symlink that stays inside the root, with the temp file in ``.learnings/.state/`` when there."""
     destination = Path(os.path.realpath(path)) if path.is_symlink() else path
-    state_dir = root / ".learnings" / ".state"
+    state_dir = root / LEARNINGS_DIR / STATE_DIR
     temp_dir = str(state_dir) if state_dir.is_dir() and not state_dir.is_symlink() else user_temp_dir()
     edit_user_file(str(destination), edit, temp_dir=temp_dir)
 
@@ -141,11 +142,6 @@ def _refuse_read_only(path: Path, edit: Callable[[str], str]) -> None:
     problem = read_only_problem(str(path)) if text is not None and edit(text) != text else None
     if problem is not None:
         raise SelfImproveError(f"{problem}; self-improve changed nothing")
-
-
-def _eol(text: str) -> str:
-    crlf = text.count("\r\n")
-    return "\r\n" if crlf * 2 > text.count("\n") else "\n"
 
 
 def _bare_lines(text: str) -> list[str]:
@@ -160,7 +156,7 @@ def with_attribute_lines(text: str | None) -> tuple[str, str]:
         return "\n".join(missing) + "\n", CREATED
     if not missing:
         return text, EXISTING
-    eol = _eol(text)
+    eol = dominant_eol(text)
     state = EXISTING
     if text and not text.endswith("\n"):
         text += eol
@@ -185,13 +181,20 @@ def without_attribute_lines(text: str, state: str) -> str:
 # ---- install / uninstall --------------------------------------------------------------------------
 
 
-def install_git(root: Path, dry_run: bool = False, *, python: str | None = None) -> GitSetup:
-    """Configure the driver in this clone and add our ``.gitattributes`` lines (idempotent)."""
+def _attributes_of(root: Path) -> tuple[Path, Path]:
+    """The absolute root of a git repository and its ``.gitattributes``, refused when that is a
+    symlink leading outside the root."""
     root = Path(root).absolute()
     _require_repository(root)
     path = root / GITATTRIBUTES
     if path.is_symlink():
         check_inside_root(path, root)
+    return root, path
+
+
+def install_git(root: Path, dry_run: bool = False, *, python: str | None = None) -> GitSetup:
+    """Configure the driver in this clone and add our ``.gitattributes`` lines (idempotent)."""
+    root, path = _attributes_of(root)
     _refuse_read_only(path, lambda text: with_attribute_lines(text)[0])
     changes: list[str] = []
     command = driver_command(python)
@@ -225,11 +228,7 @@ def install_git(root: Path, dry_run: bool = False, *, python: str | None = None)
 
 def uninstall_git(root: Path, dry_run: bool = False) -> GitSetup:
     """Remove the driver's config section and exactly our ``.gitattributes`` lines."""
-    root = Path(root).absolute()
-    _require_repository(root)
-    path = root / GITATTRIBUTES
-    if path.is_symlink():
-        check_inside_root(path, root)
+    root, path = _attributes_of(root)
     changes: list[str] = []
     state = _config_get(root, f"{SECTION}.gitattributes") or EXISTING
     _refuse_read_only(path, lambda text: without_attribute_lines(text, state))

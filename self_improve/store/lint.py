@@ -12,11 +12,11 @@ from self_improve.store.entry import (
     PRIORITIES,
     STATUSES,
     Entry,
-    FenceTracker,
     LearningsFile,
     parse_text,
     strip_eol,
 )
+from self_improve.store.fences import FenceTracker
 
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 # Bytes that were not UTF-8 come back from surrogateescape decoding as lone surrogates.

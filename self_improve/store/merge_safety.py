@@ -39,7 +39,7 @@ conflict resolution), which removes most of the file. Two entries, or a fifth of
 generous for the first and far below the second. Any removal the other side disagrees with
 (rule 3) conflicts regardless of size.
 
-Soundness: if no rule fires, the driver returns :func:`merge_file`'s result, which keeps every
+Soundness: if no rule fires, the driver returns the learnings merge's result, which keeps every
 entry present on either side except those one side removed while the other left them unchanged
 (the :mod:`self_improve.store.merge` docstring). By rules 3 and 4 each such removal is either
 accounted for (the entry still exists in that side's store, and the archive files merge as a
@@ -47,11 +47,9 @@ union, so it survives the merge) or one of at most a small share of deliberate-l
 If a rule fires, the result contains both input texts byte for byte, so nothing is lost either
 way; what is lost in a clean merge is only what one side deleted on purpose-looking grounds.
 
-A managed block (``CLAUDE.md``, ``AGENTS.md``) side S is hazardous when it **removed the whole
-rules block, or damaged its markers** (the block no longer parses), while O changed the block.
-Bullets removed one at a time are retirements (the rule's entry keeps its text) and merge as
-before. A retirement of a block's last rule while the other side changed the block also
-conflicts: the two cannot be told apart from the text, so this takes the safe side.
+The same rule for a managed block (``CLAUDE.md``, ``AGENTS.md``) is
+:func:`self_improve.review.block_merge.managed_hazards`; the driver
+(``commands/merge_driver.py``, ``guarded_merge``) asks the one that fits the file.
 """
 
 from __future__ import annotations
@@ -60,8 +58,10 @@ import re
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from typing import Literal
 
-from self_improve.store.merge import DEFAULT_KEEP, OURS_MARKER, SEPARATOR_MARKER, THEIRS_MARKER, MergeResult, TextMerge, _keyed_entries, _split_block, _terminated, _Unmergeable, dominant_eol, merge_file, merge_kind, plain_text_merge
-from self_improve.store.entry import Entry, FenceTracker, parse_text, split_lines, strip_eol
+from self_improve.store.entry import Entry, parse_text, split_lines, strip_eol
+from self_improve.store.fences import FenceTracker
+from self_improve.store.merge import keyed_entries
+from self_improve.store.three_way import MergeResult, both_texts, dominant_eol
 
 Side = Literal["ours", "theirs"]
 KeptElsewhere = Callable[[Side], "frozenset[str] | None"]
@@ -82,36 +82,9 @@ def nothing_known(_side: Side) -> frozenset[str] | None:
 
 def whole_file_conflict(ours: str, theirs: str, reasons: Sequence[str]) -> MergeResult:
     """Both texts in full between git-style markers: nothing of either side can be lost."""
-    eol = dominant_eol(ours or theirs)
-    text = "".join(
-        [OURS_MARKER + eol, _terminated(ours, eol), SEPARATOR_MARKER + eol, _terminated(theirs, eol), THEIRS_MARKER + eol]
-    )
+    text = both_texts(ours, theirs, dominant_eol(ours or theirs))
     notes = tuple(f"{reason}; both versions kept between conflict markers" for reason in reasons)
     return MergeResult(text, (WHOLE_FILE,), notes)
-
-
-def guarded_merge(
-    path: str,
-    base: str,
-    ours: str,
-    theirs: str,
-    *,
-    keep: int = DEFAULT_KEEP,
-    text_merge: TextMerge = plain_text_merge,
-    kept_elsewhere: KeptElsewhere = nothing_known,
-) -> MergeResult:
-    """:func:`merge_file`, unless a side is hazardous (module docstring): then a whole-file conflict."""
-    if ours != base and theirs != base:  # a one-sided change is git's own choice: no judgement here
-        kind = merge_kind(path, base, ours, theirs)
-        if kind == "learnings":
-            reasons = learnings_hazards(base, ours, theirs, kept_elsewhere)
-        elif kind == "managed":
-            reasons = managed_hazards(base, ours, theirs)
-        else:
-            reasons = []
-        if reasons:
-            return whole_file_conflict(ours, theirs, reasons)
-    return merge_file(path, base, ours, theirs, keep=keep, text_merge=text_merge)
 
 
 # ---- learnings files ---------------------------------------------------------------------------
@@ -141,7 +114,7 @@ def _side_hazards(
     if not mine and (base_entries or theirs):
         return [f"{side} has no entries (the base has {len(base_entries)}, {other} has {len(theirs)})"]
     reasons = _garbled(side, base, text, base_entries, mine)
-    b, m, t = dict(_keyed_entries(base_entries)), dict(_keyed_entries(mine)), dict(_keyed_entries(theirs))
+    b, m, t = dict(keyed_entries(base_entries)), dict(keyed_entries(mine)), dict(keyed_entries(theirs))
     removed = [key for key in b if key not in m]
     disputed = [key for key in removed if key in t and t[key] != b[key]]
     if disputed:
@@ -160,7 +133,7 @@ def _too_many(removed: int, base_count: int) -> bool:
 
 
 def _id_of(key: Hashable) -> str:
-    return str(key[0])  # type: ignore[index]  # (ID upper-cased, ordinal) from _keyed_entries
+    return str(key[0])  # type: ignore[index]  # (ID upper-cased, ordinal) from keyed_entries
 
 
 def _named(keys: Sequence[Hashable], entries: Mapping[Hashable, Entry]) -> str:
@@ -198,35 +171,3 @@ def _truncated(last: Entry, base_entries: Sequence[Entry]) -> bool:
             if len(after) < len(before) and before.startswith(after) and before[len(after) :].strip():
                 return True
     return False
-
-
-# ---- managed blocks ----------------------------------------------------------------------------
-
-
-def managed_hazards(base: str, ours: str, theirs: str) -> list[str]:
-    """A side that removed the rules block, or damaged its markers, while the other side changed it."""
-    blocks = {name: _block_of(text) for name, text in (("base", base), ("ours", ours), ("theirs", theirs))}
-    base_block = blocks["base"]
-    if base_block is _DAMAGED:
-        return []  # the base itself does not parse: merge_managed's plain line merge applies
-    reasons = []
-    for side, other in (("ours", "theirs"), ("theirs", "ours")):
-        mine, changed = blocks[side], blocks[other] != base_block
-        if not changed or blocks[other] is None:
-            continue
-        if mine is _DAMAGED:
-            reasons.append(f"{side} damaged the rules block's markers, while {other} changed the block")
-        elif mine is None and base_block is not None:
-            reasons.append(f"{side} removed the rules block, while {other} changed it")
-    return reasons
-
-
-_DAMAGED: tuple[str, ...] = ("<damaged>",)
-
-
-def _block_of(text: str) -> tuple[str, ...] | None:
-    """The block's lines; None when there is none; :data:`_DAMAGED` when its markers do not parse."""
-    try:
-        return _split_block(text).block
-    except _Unmergeable:
-        return _DAMAGED

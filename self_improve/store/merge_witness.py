@@ -24,18 +24,30 @@ from __future__ import annotations
 import os
 import subprocess
 from collections.abc import Mapping
-from pathlib import Path, PurePosixPath
+from pathlib import Path, PurePath, PurePosixPath
+from typing import TypeVar
 
-from self_improve.store.merge_safety import Side
 from self_improve.paths import LEARNINGS_DIR
 from self_improve.store.archive import ARCHIVE_DIR
 from self_improve.store.entry import parse_text
+from self_improve.store.merge_safety import Side
 
 GIT_TIMEOUT = 30
 MAX_STORE_BYTES = 64 * 1024 * 1024  # beyond this the store is "unknown": the safe side, not a slow merge
 MAX_STATE_FILE = 1024 * 1024
 _PSEUDO_REFS = ("MERGE_HEAD", "CHERRY_PICK_HEAD", "REVERT_HEAD", "REBASE_HEAD", "ORIG_HEAD")
 _REGULAR_MODES = (b"100644", b"100755")
+
+
+P = TypeVar("P", bound=PurePath)
+
+
+def store_dir(path: P) -> P | None:
+    """The ``.learnings`` directory a file in the repository belongs to; None outside a store."""
+    parts = path.parts
+    if LEARNINGS_DIR not in parts[:-1]:
+        return None
+    return type(path)(*parts[: parts.index(LEARNINGS_DIR) + 1])
 
 
 def _git(*args: str, stdin: bytes | None = None, cwd: Path | None = None) -> bytes | None:
@@ -64,7 +76,7 @@ class GitStoreWitness:
     # ---- which commit is this side ------------------------------------------------------------
 
     def _lookup(self, side: Side) -> frozenset[str] | None:
-        store = self._store_dir()
+        store = None if ".." in self._path.parts or self._path.is_absolute() else store_dir(self._path)
         if store is None:
             return None
         candidates = ["HEAD"] if side == "ours" else self._theirs_candidates()
@@ -72,12 +84,6 @@ class GitStoreWitness:
             if self._blob(commit) == self._files[side]:
                 return self._store_ids(commit, store)
         return None
-
-    def _store_dir(self) -> PurePosixPath | None:
-        parts = self._path.parts
-        if LEARNINGS_DIR not in parts[:-1] or ".." in parts or self._path.is_absolute():
-            return None
-        return PurePosixPath(*parts[: parts.index(LEARNINGS_DIR) + 1])
 
     def _theirs_candidates(self) -> list[str]:
         found = [name[len("GITHEAD_") :] for name in self._env if name.startswith("GITHEAD_")]

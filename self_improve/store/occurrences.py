@@ -9,11 +9,28 @@ of the promotion rule) survives the trimming; only when every task is unique doe
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 from datetime import date, timedelta
 
-from self_improve.store.entry import Occurrence, parse_occurrences
 
-__all__ = ["Occurrence", "add", "distinct_tasks", "parse_occurrences", "within"]
+@dataclass(frozen=True)
+class Occurrence:
+    date: str  # YYYY-MM-DD
+    task: str  # short hash of the harness session id, or "-" when unknown
+
+    def render(self) -> str:
+        return f"{self.date}/{self.task}"
+
+
+def parse_occurrences(value: str) -> tuple[Occurrence, ...]:
+    out: list[Occurrence] = []
+    for item in value.split(","):
+        item = item.strip()
+        if not item:
+            continue
+        date, _, task = item.partition("/")
+        out.append(Occurrence(date.strip(), task.strip() or "-"))
+    return tuple(out)
 
 
 def add(history: Iterable[Occurrence], new: Occurrence, keep: int) -> tuple[Occurrence, ...]:

@@ -92,23 +92,19 @@ def record(
 ) -> None:
     """Append one line to the project's ledger; never raises (a failure records nothing).
 
-    ``who`` "" is the CLI: "agent" when it runs inside an agent session, else "cli". An agent
-    that names its own session (``log --session X``) could invent as many tasks as it likes:
-    its occurrence is recorded under the unknown task, so it matches nothing as evidence.
+    ``who`` is the caller's identity, one of :data:`WHO`: the command layer passes "agent" when
+    the CLI runs inside an agent session (it asks ``harnesses/agent_env``); "" is the CLI run by
+    a person, "cli". An agent that names its own session (``log --session X``) could invent as
+    many tasks as it likes: its occurrence is recorded under the unknown task, so it matches
+    nothing as evidence.
     """
     try:
-        writer = who or cli_writer()
+        writer = who or "cli"
         if writer == "agent" and chosen_session:
             task = "-"
         _append(ledger_path(root), record_line(entry_id, day, task, writer, created, action_digests(action)))
     except (OSError, ValueError):
         pass
-
-
-def cli_writer() -> str:
-    from self_improve.harnesses.agent_env import in_agent_session
-
-    return "agent" if in_agent_session() else "cli"
 
 
 def record_many(root: str, lines: Iterable[str]) -> None:
@@ -160,7 +156,7 @@ def _rotate(path: str, ours: os.stat_result) -> None:
 # ---- reading -------------------------------------------------------------------------------
 
 
-class Record:
+class LedgerLine:
     """One ledger line."""
 
     __slots__ = ("entry_id", "date", "task", "who", "created", "digests")
@@ -174,15 +170,15 @@ class Record:
         self.digests = digests
 
     def __repr__(self) -> str:
-        return f"Record({self.entry_id!r}, {self.date!r}, {self.task!r}, {self.who!r}, {self.created!r}, {self.digests!r})"
+        return f"LedgerLine({self.entry_id!r}, {self.date!r}, {self.task!r}, {self.who!r}, {self.created!r}, {self.digests!r})"
 
 
-def parse_line(line: str) -> Record | None:
+def parse_line(line: str) -> LedgerLine | None:
     fields = line.rstrip("\n").split("\t")
     if len(fields) != _FIELDS or fields[0] != VERSION or fields[4] not in WHO or fields[5] not in ("new", "+"):
         return None
     digests = tuple(d for d in fields[6].split(",") if d and d != "-")
-    return Record(fields[1].upper(), fields[2], fields[3], fields[4], fields[5] == "new", digests)
+    return LedgerLine(fields[1].upper(), fields[2], fields[3], fields[4], fields[5] == "new", digests)
 
 
 def _read(path: str) -> str:
@@ -208,8 +204,8 @@ def _read(path: str) -> str:
 class Ledger:
     """What this machine recorded for one project, by upper-case entry ID."""
 
-    def __init__(self, records: Iterable[Record] = ()) -> None:
-        self.by_id: dict[str, list[Record]] = {}
+    def __init__(self, records: Iterable[LedgerLine] = ()) -> None:
+        self.by_id: dict[str, list[LedgerLine]] = {}
         for item in records:
             self.by_id.setdefault(item.entry_id, []).append(item)
 
@@ -228,7 +224,7 @@ class Ledger:
                     records.append(parsed)
         return cls(records)
 
-    def records(self, entry_id: str) -> list[Record]:
+    def records(self, entry_id: str) -> list[LedgerLine]:
         return self.by_id.get(entry_id.upper(), [])
 
 
@@ -271,7 +267,7 @@ class Provenance:
         return action_digest(line) in self.fix_digests
 
 
-def provenance_of(occurrences: Sequence[Occurrence], records: Sequence[Record]) -> Provenance:
+def provenance_of(occurrences: Sequence[Occurrence], records: Sequence[LedgerLine]) -> Provenance:
     """Match an entry's occurrences against the ledger's records for its ID."""
     available: dict[tuple[str, str], list[str]] = {}
     for item in records:

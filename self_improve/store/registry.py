@@ -1,7 +1,8 @@
 """Which projects take part, so that review can see a Pattern-Key recurring across projects.
 
 One line per project root in ``$XDG_STATE_HOME/self-improve/projects`` (local state, never
-committed). The store adds its project the first time it records something there.
+committed). The store adds its project the first time it records something there;
+``store.projects_with_key`` reads the list.
 """
 
 from __future__ import annotations
@@ -39,28 +40,4 @@ def note_project(root: Path) -> None:
         pass
 
 
-def projects_with_key(kind: str, pattern_key: str, exclude: Path) -> list[Path]:
-    """Other registered projects whose store has an entry of this kind with this Pattern-Key.
-
-    Each store is checked against the trust model first; one that breaks it, or that cannot be
-    read at once (a FIFO is refused, never waited on), is skipped.
-    """
-    from self_improve.errors import SelfImproveError
-    from self_improve.store.store import Store
-
-    found = []
-    here = exclude.resolve()
-    for root in known_projects():
-        if root.resolve() == here:
-            continue
-        try:
-            store = Store(root)
-            store.check_trusted()
-            if store.with_pattern_key(kind, pattern_key):
-                found.append(root)
-        except (OSError, ValueError, SelfImproveError):
-            continue
-    return found
-
-
-__all__ = ["known_projects", "note_project", "projects_with_key", "registry_path"]
+__all__ = ["known_projects", "note_project", "registry_path"]

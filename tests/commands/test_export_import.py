@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-from datetime import date, datetime, timezone
+from datetime import date, datetime, UTC
 from pathlib import Path
 
 import pytest
@@ -17,9 +17,9 @@ from self_improve.store.entry import Entry, Occurrence, parse_text
 from self_improve.store.store import LogRequest, Store, task_hash
 from tests.helpers import CLI, REPO, run_cli, tree_hash
 
-DAY1 = datetime(2026, 3, 1, 9, 0, tzinfo=timezone.utc)
-DAY2 = datetime(2026, 3, 2, 9, 0, tzinfo=timezone.utc)
-DAY3 = datetime(2026, 3, 3, 9, 0, tzinfo=timezone.utc)
+DAY1 = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
+DAY2 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
+DAY3 = datetime(2026, 3, 3, 9, 0, tzinfo=UTC)
 
 
 def make_store(path: Path) -> Store:

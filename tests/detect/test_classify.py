@@ -1,17 +1,19 @@
-"""self_improve.detect.classify: hand-written general cases, guards, rules data and properties."""
+"""self_improve.detect.classify, rules, patterns and shell: hand-written general cases, guards, rules data and
+properties."""
 
 from __future__ import annotations
 
 import re
-import time
 from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from self_improve.detect import classify as errors
-from self_improve.detect.classify import Detection, Rule, Rules, detect, load_rules
+from self_improve.detect import rules as detect_rules
+from self_improve.detect.classify import Detection, detect
+from self_improve.detect.patterns import fold_pattern, needle, needles_of
+from self_improve.detect.rules import ErrorRule, Rules, load_rules
 from self_improve.events import ToolResult
 
 REPO = Path(__file__).resolve().parents[2]
@@ -381,14 +383,11 @@ def test_huge_output_only_its_ends_are_read() -> None:
     assert key("make -j8", "ERROR: right at the start\n" + body, 0) == "app.error-message"
 
 
-def test_huge_output_is_fast() -> None:
+def test_a_huge_passing_output_is_no_detection() -> None:
+    # Its cost is measured by `bench/detect.py --timing` ("1 MB pytest -v, all pass").
     body = "".join(f"tests/test_x.py::test_parse_error_code[{i}] PASSED [ 50%]\n" for i in range(16_000))
     result = ToolResult("python3 -m pytest -v", body + "=== 16000 passed in 5.1s ===\n", 0, "s", "/tmp")
-    rules = load_rules()
-    detect(result, rules)
-    start = time.perf_counter()
-    assert detect(result, rules) is None
-    assert time.perf_counter() - start < 0.1  # a few ms in practice (bench/detect.py --timing)
+    assert detect(result, load_rules()) is None
 
 
 def test_window_never_creates_a_fake_line_start() -> None:
@@ -431,38 +430,13 @@ def test_unicode_case_folding_matches_upper_case_and_special_letters() -> None:
 
 
 # ---------------------------------------------------------------------------------------------
-# Command-line parsing
-
-
-@pytest.mark.parametrize(
-    ("command", "producers"),
-    [
-        ("cd build && ctest", ["ctest"]),
-        ("python3 -m pytest -q tests/ || true", ["python3"]),
-        ("cargo build 2>&1 | grep -E '^(error|warning)'", ["cargo"]),
-        ("sudo -u www-data cat /var/log/app.log", ["cat"]),
-        ("FOO=1 BAR=2 timeout 5 node server.js > out.log 2>&1", ["node"]),
-        ("env", ["env"]),
-        ("bash -c 'tail -n 5 app.log'", ["tail"]),
-        ("cat <<'EOF' > notes.txt\nERROR: inside a heredoc\nEOF\nmake", ["cat", "make"]),
-        ("for f in *.log; do gzip \"$f\"; done", ["gzip"]),
-        ("echo \"a | b; c && d\"", ["echo"]),
-        ("command -v docker-compose || echo missing", ["command", "echo"]),
-    ],
-)
-def test_producers_of_the_output(command: str, producers: list[str]) -> None:
-    line = errors._parse_command_line(command, load_rules())
-    assert [c.name for c in line.producers] == producers
-
-
-# ---------------------------------------------------------------------------------------------
 # Rules are data; user overrides
 
 
 def test_rules_are_read_from_the_packaged_toml() -> None:
-    path = Path(errors.__file__).with_name("rules.toml")
+    path = Path(detect_rules.__file__).with_name("rules.toml")
     assert path.is_file()
-    assert errors._packaged_table()["scan"] == {"head_chars": 8192, "tail_chars": 32768}
+    assert detect_rules._packaged_table()["scan"] == {"head_chars": 8192, "tail_chars": 32768}
 
 
 def test_load_rules_without_overrides_is_cached() -> None:
@@ -473,7 +447,7 @@ def test_load_rules_without_overrides_is_cached() -> None:
 def test_every_rule_key_and_exit_code_key_is_documented() -> None:
     rules = load_rules()
     assert {r.key for r in rules.rules} | set(rules.exit_codes.values()) <= set(rules.titles)
-    assert {errors.GENERIC_NONZERO, errors.INTERRUPTED, errors.USER_DEFAULT_KEY} <= set(rules.titles)
+    assert {detect_rules.GENERIC_NONZERO, detect_rules.INTERRUPTED, detect_rules.USER_DEFAULT_KEY} <= set(rules.titles)
     assert all(re.fullmatch(r"[a-z0-9]+(?:-[a-z0-9]+)*\.[a-z0-9]+(?:-[a-z0-9]+)*", k) for k in rules.titles)
 
 
@@ -489,7 +463,7 @@ def test_builtin_patterns_compile_and_are_written_in_lower_case() -> None:
     assert len(patterns) > 300
     for pattern in patterns:
         assert re.compile(pattern), pattern
-        assert errors.fold_pattern(pattern) == pattern, pattern
+        assert fold_pattern(pattern) == pattern, pattern
 
 
 def test_rule_needles_are_sound() -> None:
@@ -499,20 +473,20 @@ def test_rule_needles_are_sound() -> None:
         if not rule.needles:
             continue
         for pattern in (*rule.strong, *rule.weak):
-            proofs = errors.needles_of(pattern)
+            proofs = needles_of(pattern)
             assert any(all(any(n in lit for n in rule.needles) for lit in proof) for proof in proofs), (rule.key, pattern)
 
 
 def test_needle_analysis() -> None:
-    assert errors.needle(r"\bsegmentation fault\b") == ("segmentation fault",)
-    assert errors.needle(r"^(?:error|fatal): x") == ("error", "fatal")
-    assert errors.needles_of(r"^(?:error|fatal): x") == (("error", "fatal"), (": x",))
-    assert errors.needle(r"ab(?:cd|ef)") == ("abcd", "abef")
-    assert errors.needle(r"[1-9]\d* (?:failed|failing)\b") == (" failed", " failing")
-    assert errors.needle(r"a|b") == ()
-    assert errors.needle(r"colou?r") == ("colo",)  # the optional "u" ends the run
-    assert errors.needle(r"\d+\s+\w+") == ()
-    assert errors.needle(r"(?<!no )errors?\b") == ("error",)
+    assert needle(r"\bsegmentation fault\b") == ("segmentation fault",)
+    assert needle(r"^(?:error|fatal): x") == ("error", "fatal")
+    assert needles_of(r"^(?:error|fatal): x") == (("error", "fatal"), (": x",))
+    assert needle(r"ab(?:cd|ef)") == ("abcd", "abef")
+    assert needle(r"[1-9]\d* (?:failed|failing)\b") == (" failed", " failing")
+    assert needle(r"a|b") == ()
+    assert needle(r"colou?r") == ("colo",)  # the optional "u" ends the run
+    assert needle(r"\d+\s+\w+") == ()
+    assert needle(r"(?<!no )errors?\b") == ("error",)
 
 
 def test_user_overrides_disable_ignore_and_add() -> None:
@@ -572,14 +546,14 @@ def test_bad_user_overrides_are_skipped_with_warnings_never_raised() -> None:
 
 
 def test_user_patterns_are_case_folded_but_escapes_kept() -> None:
-    assert errors.fold_pattern(r"^ERROR\S+\W\D\B Straße") == r"^error\S+\W\D\B strasse"
+    assert fold_pattern(r"^ERROR\S+\W\D\B Straße") == r"^error\S+\W\D\B strasse"
 
 
 def test_public_records_are_immutable() -> None:
     found = run("./x", "ERROR: y", 0)
     with pytest.raises(AttributeError):
         found.pattern_key = "other"  # type: ignore[misc]
-    assert isinstance(load_rules().rules[0], Rule)
+    assert isinstance(load_rules().rules[0], ErrorRule)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import re
-import time
 from pathlib import Path
 
 import pytest
@@ -12,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from self_improve.detect import corrections
-from self_improve.detect import classify as errors
+from self_improve.detect import patterns
 from self_improve.detect.corrections import CorrectionHit, detect_correction
 from self_improve.events import Prompt
 
@@ -125,9 +124,7 @@ def test_long_prompts_are_read_at_their_ends_only() -> None:
     assert hit("no, that's wrong. " + filler) == CorrectionHit("en.no", "en")
     assert hit(filler + " I told you to use pnpm") == CorrectionHit("en.i-told-you", "en")
     assert hit(filler[:100_000] + " that's wrong " + filler[:100_000]) is None  # pasted material
-    start = time.perf_counter()
-    hit(filler)
-    assert time.perf_counter() - start < 0.05
+    assert hit(filler) is None  # its cost, against a short prompt's: bench/corrections_linear.py
 
 
 def test_needles_are_sound() -> None:
@@ -137,8 +134,8 @@ def test_needles_are_sound() -> None:
         needles = corrections._NEEDLES[pattern.name]
         assert needles, pattern.name
         regex = pattern.regex
-        for a, b in errors._split_alternatives(regex, 0, len(regex)):
-            required, _ = errors._needle_scan(regex, a, b)
+        for a, b in patterns._split_alternatives(regex, 0, len(regex)):
+            required, _ = patterns._needle_scan(regex, a, b)
             assert any(all(any(n in lit for n in needles) for lit in proof) for proof in required), (pattern.name, regex[a:b])
 
 
@@ -152,7 +149,7 @@ def test_every_pattern_compiles_and_is_named_by_language() -> None:
 
 def test_hit_is_an_immutable_record() -> None:
     found = hit("no, that's wrong")
-    assert found == ("en.no", "en")
+    assert found == CorrectionHit("en.no", "en")
     with pytest.raises(AttributeError):
         found.pattern = "x"  # type: ignore[misc]
 

@@ -11,7 +11,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from self_improve.detect import prescreen
-from self_improve.detect import classify as errors
+from self_improve.detect import rules as detect_rules
+from self_improve.detect.classify import detect
 from self_improve.events import ToolResult
 
 CORPUS = Path(__file__).resolve().parents[1] / "data" / "corpus" / "public.jsonl"
@@ -20,7 +21,7 @@ CORPUS = Path(__file__).resolve().parents[1] / "data" / "corpus" / "public.jsonl
 @pytest.fixture(autouse=True)
 def screen(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[str, ...]:
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    errors._write_prescreen(errors.load_rules())
+    detect_rules._write_prescreen(detect_rules.load_rules())
     loaded = prescreen._load()
     assert loaded is not None and loaded[0] is not None  # every packaged rule is covered
     return loaded[0]
@@ -34,7 +35,7 @@ def test_needles_are_minimal_and_folded(screen: tuple[str, ...]) -> None:
 def test_weak_patterns_of_rules_without_needles_cannot_hit_a_viewer_own_line() -> None:
     # The soundness argument for rules without needles: their weak patterns are anchored at ^
     # with a character class that cannot start "name: " (a word, a colon, then a space).
-    for rule in errors.load_rules().rules:
+    for rule in detect_rules.load_rules().rules:
         if rule.needles:
             continue
         for pattern in rule.weak:
@@ -55,7 +56,7 @@ def test_exact_answers() -> None:
 
 def _check(output: str, command: str = "make") -> None:
     if prescreen.clearly_clean(output, 0, False):
-        assert errors.detect(ToolResult(command, output, 0, "s", "/tmp")) is None, output
+        assert detect(ToolResult(command, output, 0, "s", "/tmp")) is None, output
 
 
 def test_sound_on_the_corpus_and_its_exit_zero_variants() -> None:

@@ -18,15 +18,17 @@ import regex  # type: ignore[import-untyped]
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from self_improve.detect import classify as errors
+from self_improve.detect import classify
+from self_improve.detect import rules as detect_rules
+from self_improve.detect.patterns import needles_of
 from tests.detect.regex_adversary import first_hits, inputs, pieces
 
-RULES = Path(errors.__file__).with_name("rules.toml")
+RULES = Path(detect_rules.__file__).with_name("rules.toml")
 
 
 def packaged_patterns(path: Path = RULES) -> list[tuple[str, str]]:
     """(where, pattern) for every regex in rules.toml: rule patterns, command scopes and guards."""
-    rules = errors._build_rules(tomllib.loads(path.read_text(encoding="utf-8")), None)
+    rules = detect_rules._build_rules(tomllib.loads(path.read_text(encoding="utf-8")), None)
     found = []
     for rule in rules.rules:
         for kind, patterns in (("strong", rule.strong), ("weak", rule.weak), ("command", (rule.command,) if rule.command else ())):
@@ -48,7 +50,7 @@ def test_the_audit_covers_every_pattern() -> None:
 def test_adversarial_inputs_get_the_exact_answer(where: str, pattern: str) -> None:
     ours = re.compile(pattern, re.MULTILINE)
     theirs = regex.compile(pattern, regex.MULTILINE | regex.VERSION0)
-    required = errors.needles_of(pattern)
+    required = needles_of(pattern)
     for name, text in inputs(pattern, 4096).items():
         hits = first_hits(ours, text)
         assert hits == first_hits(theirs, text), name  # type: ignore[arg-type]
@@ -134,7 +136,7 @@ def texts_for(*patterns: str) -> st.SearchStrategy[str]:
 
 
 def anchors(pattern: str, text: str) -> list[int]:
-    return [errors._anchor(m) for m in re.compile(pattern, re.MULTILINE).finditer(text)]
+    return [classify._anchor(m) for m in re.compile(pattern, re.MULTILINE).finditer(text)]
 
 
 def lines_hit(pattern: str, text: str) -> set[int]:

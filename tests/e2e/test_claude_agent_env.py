@@ -19,8 +19,7 @@ from self_improve.harnesses.claude import adapter as claude_adapter
 from tests.e2e.claude_client import ClaudeRun
 from tests.e2e.mock_anthropic import MockAnthropic, tool_results
 from tests.e2e.scenario import VENV_BIN, RunTurn, one_turn, why
-from tests.helpers import tree_hash
-from tests.review.test_policy import entry_text, write_project
+from tests.helpers import entry_text, tree_hash, write_project
 
 pytestmark = pytest.mark.e2e
 

@@ -19,8 +19,7 @@ from self_improve.harnesses.codex import adapter as codex_adapter
 from tests.e2e.codex_client import CodexRun
 from tests.e2e.mock_responses import MockResponses, tool_outputs
 from tests.e2e.scenario import VENV_BIN, RunTurn, one_turn, why
-from tests.helpers import tree_hash
-from tests.review.test_policy import entry_text, write_project
+from tests.helpers import entry_text, tree_hash, write_project
 
 pytestmark = pytest.mark.e2e
 

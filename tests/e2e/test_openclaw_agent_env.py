@@ -22,8 +22,7 @@ from tests.e2e.mock_openai import MockOpenAI, MockScript
 from tests.e2e.openclaw_client import OpenClawInstall
 from tests.e2e.scenario import VENV_BIN
 from tests.e2e.test_openclaw_e2e import TIMINGS, TURN_TIMEOUT_S, Sandbox, sandbox, write_config  # noqa: F401
-from tests.helpers import tree_hash
-from tests.review.test_policy import entry_text, write_project
+from tests.helpers import entry_text, tree_hash, write_project
 
 if TYPE_CHECKING:
     from tests.e2e.conftest import Timings

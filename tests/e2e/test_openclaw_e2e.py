@@ -210,7 +210,7 @@ def test_a_failing_exec_in_openclaw_lands_in_the_projects_errors(
     errors_md = (sandbox.project / ".learnings" / "ERRORS.md").read_text()
     assert "nonexistent-self-improve-e2e" in errors_md, errors_md
     assert errors_md.count("## [ERR-") == 1 and "Recurrence-Count: 1" in errors_md, errors_md
-    assert f"OpenClaw exec: `{FAILING_COMMAND}` (exit 2)" in errors_md  # the joined command
+    assert f"Command: `{FAILING_COMMAND}` (exit 2)" in errors_md  # the joined command, as the hooks record it
     assert (sandbox.xdg_state / "self-improve" / "openclaw-offsets.json").is_file()
 
     # The sweep that recorded refreshed the block's pending line, and only that line.

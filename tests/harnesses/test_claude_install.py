@@ -307,8 +307,9 @@ def test_dry_run_prints_a_diff_and_writes_nothing(home: Path, capsys: pytest.Cap
     write(settings_file(home), ORIGINAL)
     assert run_verb(install_cmd, "--harness", "all", "--dry-run") == 0
     out = capsys.readouterr().out
-    assert f"--- {settings_file(home)}\n+++ {settings_file(home)}\n" in out
-    assert f"--- /dev/null\n+++ {home}/.codex/hooks.json\n" in out
+    # git-style headers (changes.unified_diff): a/ and b/ before the absolute path
+    assert f"--- a{settings_file(home)}\n+++ b{settings_file(home)}\n" in out
+    assert f"--- /dev/null\n+++ b{home}/.codex/hooks.json\n" in out
     assert '+        "PostToolUseFailure": [' not in out and '+    "PostToolUseFailure": [\n' in out
     assert out.endswith("(dry run: nothing was written)\n")
     assert settings_file(home).read_text() == ORIGINAL
@@ -355,12 +356,11 @@ def test_cli_harness_none_and_unknown(home: Path, capsys: pytest.CaptureFixture[
         run_verb(install_cmd, "--harness", "vim")
 
 
-def test_all_includes_openclaw_only_once_it_has_an_installer() -> None:
-    names = [h.name for h in inst.select("all")]
-    assert names[:2] == ["claude", "codex"]
-    from self_improve.harnesses.openclaw import adapter as openclaw
+def test_all_is_every_harness_of_the_registry_in_its_order() -> None:
+    from self_improve.harnesses import registry
 
-    assert ("openclaw" in names) == callable(getattr(openclaw, "installer", None))
+    names = [h.name for h in registry.select("all")]
+    assert names == list(registry.NAMES) == ["claude", "codex", "openclaw"]
 
 
 # --- hypothesis: arbitrary user settings -----------------------------------------------------
@@ -428,6 +428,6 @@ def test_dry_run_never_writes(original: bytes) -> None:
         home = Path(tmp)
         write(settings_file(home), original)
         (change,) = harness().plan_install(target(home))
-        assert change.diff().startswith(f"--- {settings_file(home)}")
+        assert change.diff().startswith(f"--- a{settings_file(home)}")
         assert settings_file(home).read_bytes() == original
         assert os.listdir(settings_file(home).parent) == ["settings.json"]

@@ -11,6 +11,7 @@ import pytest
 from self_improve.errors import UsageError
 from self_improve.harnesses.claude import adapter as claude
 from self_improve.harnesses.codex import adapter as codex
+from self_improve.harnesses.codex import install as codex_install
 from self_improve.harnesses import installer as inst
 from tests.helpers import FIXTURES, REPO
 
@@ -112,7 +113,7 @@ def target(home: Path, scope: str = "user") -> inst.Target:
 
 
 def test_install_writes_only_the_events_codex_has(tmp_path: Path) -> None:
-    h = codex.installer(REPO, python=PY)
+    h = codex_install.installer(REPO, python=PY)
     (change,) = h.plan_install(target(tmp_path))
     change.apply()
     value = json.loads((tmp_path / ".codex" / "hooks.json").read_text())
@@ -137,7 +138,7 @@ def test_install_keeps_a_users_codex_hooks(tmp_path: Path) -> None:
     path = tmp_path / "proj" / ".codex" / "hooks.json"
     path.parent.mkdir(parents=True)
     path.write_text(original)
-    h = codex.installer(REPO, python=PY)
+    h = codex_install.installer(REPO, python=PY)
     h.plan_install(target(tmp_path, "project"))[0].apply()
     assert json.loads(path.read_text())["hooks"]["Stop"] == json.loads(original)["hooks"]["Stop"]
     h.plan_uninstall(target(tmp_path, "project"))[0].apply()
@@ -145,7 +146,7 @@ def test_install_keeps_a_users_codex_hooks(tmp_path: Path) -> None:
 
 
 def test_scopes_and_notes(tmp_path: Path) -> None:
-    h = codex.installer(REPO)
+    h = codex_install.installer(REPO)
     assert h.scope_for(None, project_given=False) == "user"
     assert h.scope_for(None, project_given=True) == "project"
     assert h.scope_for("local", project_given=True) == "project"
@@ -167,7 +168,7 @@ def test_the_hot_path_import_stays_light() -> None:
 
 
 def test_a_switched_off_feature_flag_is_reported(tmp_path: Path) -> None:
-    h = codex.installer(REPO)
+    h = codex_install.installer(REPO)
     config = tmp_path / ".codex" / "config.toml"
     config.parent.mkdir()
     config.write_text('model = "o3"\n[features]\nhooks = true\n')
@@ -175,4 +176,4 @@ def test_a_switched_off_feature_flag_is_reported(tmp_path: Path) -> None:
     config.write_text("[features]\ncodex_hooks = false\n")
     assert any("switched off" in note for note in h.notes(target(tmp_path)))
     config.write_text("not [toml")
-    assert not codex.hooks_switched_off(config)
+    assert not codex_install.hooks_switched_off(config)

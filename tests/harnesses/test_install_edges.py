@@ -18,8 +18,7 @@ from self_improve.review import managed_block
 from self_improve.store.store import GITIGNORE
 from self_improve.user_edit import user_temp_dir
 from tests.concurrency_helpers import cli_env
-from tests.helpers import run_cli, tree_hash
-from tests.test_concurrency import PNPM, make_project, statuses
+from tests.helpers import PNPM, make_project, run_cli, statuses, tree_hash
 
 ORIGINAL = '{\n  "model": "opus"\n}\n'
 NOTHING = "self-improve changed nothing"

@@ -10,9 +10,10 @@ import pytest
 from self_improve.commands import watch as watch_cmd
 from self_improve.errors import SelfImproveError, UsageError
 from self_improve.harnesses import installer as inst
-from self_improve.harnesses.openclaw import adapter as openclaw
-from self_improve.harnesses.openclaw.install import STAMP_NAME, OpenClawInstaller, Stamp, skill_sources
+from self_improve.harnesses import registry
+from self_improve.harnesses.openclaw.install import OpenClawInstaller
 from self_improve.harnesses.openclaw.install import installer as openclaw_installer
+from self_improve.harnesses.openclaw.skill import STAMP_NAME, Stamp, skill_sources
 from self_improve.harnesses.openclaw.block import MAX_BLOCK_CHARS, install_text, pending_count, refresh_pending_line, refresh_text
 from self_improve.review.managed_block import OPENCLAW_FILE_LIMIT
 from self_improve.store.store import LogRequest, Store
@@ -467,9 +468,9 @@ def test_the_workspace_defaults_to_the_env_then_home(tmp_path: Path) -> None:
 
 
 def test_the_registry_offers_openclaw() -> None:
-    harness_ = inst.load_harness("openclaw")
+    (harness_,) = registry.select("openclaw")
     assert isinstance(harness_, OpenClawInstaller)
-    assert isinstance(openclaw.installer(), OpenClawInstaller)
+    assert isinstance(registry.get("openclaw").installer(), OpenClawInstaller)
 
 
 def test_cli_dry_run_install_status_uninstall(tmp_path: Path) -> None:
@@ -479,8 +480,8 @@ def test_cli_dry_run_install_status_uninstall(tmp_path: Path) -> None:
 
     dry = run_cli("install", "--harness", "openclaw", "--workspace", str(ws), "--dry-run", env=env)
     assert dry.returncode == 0, dry.stderr
-    assert f"+++ {ws / 'AGENTS.md'}\n" in dry.stdout and f"+{END}\n" in dry.stdout
-    assert f"+++ {ws / SKILL / 'SKILL.md'}\n" in dry.stdout
+    assert f"+++ b{ws / 'AGENTS.md'}\n" in dry.stdout and f"+{END}\n" in dry.stdout
+    assert f"+++ b{ws / SKILL / 'SKILL.md'}\n" in dry.stdout
     assert dry.stdout.endswith("(dry run: nothing was written)\n")
     assert tree_hash(ws) == before
 

@@ -19,35 +19,15 @@ import pytest
 
 from self_improve.hooks import budget as hook_budget
 from self_improve.detect import classify as errors
+from self_improve.detect import shell
 from self_improve.harnesses.claude import adapter as claude
 from self_improve.harnesses.codex import adapter as codex
 from self_improve.events import ToolResult
 from self_improve.hooks.budget import MAX_PARSED_BYTES, Budget, DeadlineExceeded, read_capped
 from self_improve.store.store import Store
-from tests.helpers import REPO, run_cli
-from tests.hooks.test_hooks import HOOKS, context_of, payload, run_hook
+from tests.helpers import HOOKS, REPO, context_of, debug_lines, payload, run_cli, run_hook
 
 CAP_MIB = MAX_PARSED_BYTES >> 20
-
-
-@pytest.fixture()
-def project(tmp_path: Path) -> Path:
-    Store(tmp_path).init()
-    return tmp_path
-
-
-@pytest.fixture(autouse=True)
-def isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
-    home = tmp_path_factory.mktemp("home")
-    monkeypatch.setenv("HOME", str(home))
-    for name in ("XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME", "SELF_IMPROVE_DEBUG"):
-        monkeypatch.delenv(name, raising=False)
-    return home
-
-
-def debug_lines(home: Path) -> list[str]:
-    log = home / ".local/state/self-improve/debug.log"
-    return log.read_text(encoding="utf-8").splitlines() if log.exists() else []
 
 
 def failing_payload_of_size(project: Path, size: int) -> bytes:
@@ -145,7 +125,7 @@ def test_outside_a_write_the_deadline_interrupts_at_once(budget: Budget) -> None
     with pytest.raises(DeadlineExceeded) as raised:
         try:
             time.sleep(30)
-        except Exception:
+        except Exception:  # noqa: BLE001 - the point: no `except Exception` may catch it
             pytest.fail("DeadlineExceeded was caught as an Exception")
     assert str(raised.value) == "waiting"
 
@@ -248,6 +228,27 @@ def test_a_broken_package_still_exits_zero_with_one_debug_line(tmp_path: Path, i
     assert line.endswith(" hook post-bash: ImportError: half-updated checkout")
 
 
+def test_a_broken_hook_module_is_logged_where_the_hooks_log(tmp_path: Path, isolated_home: Path) -> None:
+    script = copy_wrapper(tmp_path)
+    package = tmp_path / "checkout" / "self_improve"
+    (package / "hooks").mkdir(parents=True)
+    for name in ("hooks/entry.py", "hooks/debug.py", "paths.py", "errors.py"):
+        shutil.copy2(REPO / "self_improve" / name, package / name)
+    (package / "__init__.py").write_text("")
+    (package / "hooks" / "__init__.py").write_text("")
+    (package / "hooks" / "run.py").write_text("raise ImportError('half-updated checkout')\n")
+    state = tmp_path / "state"
+    for xdg in ("relative/state", str(state)):  # paths.user_state_dir ignores a relative one
+        result = subprocess.run([str(script)], check=False, input=b"{}", capture_output=True, timeout=20,
+                                env={**os.environ, "SELF_IMPROVE_PYTHON": sys.executable, "XDG_STATE_HOME": xdg})
+        assert (result.returncode, result.stdout, result.stderr) == (0, b"", b"")
+    (line,) = debug_lines(isolated_home)
+    assert line.endswith(" hook post-bash: ImportError: half-updated checkout")
+    assert line[:4].isdigit()  # hooks.debug's line, with its timestamp
+    logged = (state / "self-improve" / "debug.log").read_text(encoding="utf-8").splitlines()
+    assert [entry.split(" ", 2)[2] for entry in logged] == [line.split(" ", 2)[2]]
+
+
 def test_a_closed_stdout_still_exits_zero(project: Path) -> None:
     hook = subprocess.Popen([str(HOOKS / "post-bash")], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.DEVNULL)
@@ -309,13 +310,13 @@ def test_every_string_an_adapter_takes_is_sanitised(parse: Any, raw: dict[str, A
 
 def test_only_the_head_of_a_huge_command_line_is_parsed(monkeypatch: pytest.MonkeyPatch) -> None:
     lengths: list[int] = []
-    tokenize = errors._tokenize
+    tokenize = shell.tokenize
 
     def recording(command: str) -> list[str]:
         lengths.append(len(command))
         return tokenize(command)
 
-    monkeypatch.setattr(errors, "_tokenize", recording)
+    monkeypatch.setattr(shell, "tokenize", recording)
     command = "./build.sh " + "x" * (10 * errors.MAX_COMMAND_CHARS)
     found = errors.detect(ToolResult(command, "ModuleNotFoundError: No module named 'x'", 0, "s", "/p"))
     assert found is not None and found.pattern_key == "deps.module-not-found"

@@ -15,14 +15,14 @@ from tests.helpers import FIXTURES, REPO
 
 HEAVY = ("re", "json", "pathlib", "typing", "dataclasses", "collections")
 
-PROBE = """
+PROBE = f"""
 import io, sys
 sys.path.insert(0, sys.argv[1])
 sys.stdin = io.TextIOWrapper(io.BytesIO(sys.argv[3].encode()))
 from self_improve.hooks import run as hooks
 hooks.run(sys.argv[2])
-sys.stdout.write("\\n" + " ".join(sorted(m for m in sys.modules if m in %r)))
-""" % (HEAVY,)
+sys.stdout.write("\\n" + " ".join(sorted(m for m in sys.modules if m in {HEAVY!r})))
+"""
 
 
 def loaded(hook: str, payload: dict[str, object], home: Path) -> list[str]:
@@ -54,10 +54,8 @@ def test_a_passing_command_imports_nothing_heavy(tmp_path: Path) -> None:
     assert loaded("post-bash", passing, home) == []
 
 
-def test_a_prompt_that_is_no_correction_imports_only_collections(tmp_path: Path) -> None:
+def test_a_prompt_that_is_no_correction_imports_nothing_heavy(tmp_path: Path) -> None:
     project, home = project_and_home(tmp_path)
     prompt = fixture("UserPromptSubmit", cwd=str(project), prompt="please add a test for the parser")
-    # corrections.py's records are named tuples (collections); the Redesign (issue 10) gives the
-    # hot path's records slotted classes, and then this becomes [].
-    assert loaded("prompt-submit", prompt, home) == ["collections"]
-    assert loaded("prompt-submit", prompt, home) == ["collections"]
+    assert loaded("prompt-submit", prompt, home) == []
+    assert loaded("prompt-submit", prompt, home) == []

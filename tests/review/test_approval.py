@@ -15,9 +15,7 @@ from pathlib import Path
 import pytest
 
 from self_improve.store.store import Store
-from tests.helpers import run_cli, tree_hash
-from tests.review.test_policy import entry_text, record_here, write_project
-from tests.review.test_review_cli import user_config
+from tests.helpers import entry_text, record_here, run_cli, tree_hash, user_config, write_project
 
 TODAY = {"SELF_IMPROVE_TODAY": "2026-03-01"}
 RECORDED = "LRN-20260201-aaa"  # 3 occurrences in 2 tasks, all recorded by this machine's hook

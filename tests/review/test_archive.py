@@ -15,8 +15,7 @@ from self_improve.store import archive as archive_mod
 from self_improve.store.archive import archive_changes, parse_archive, restore_changes
 from self_improve.store.entry import parse_text
 from self_improve.store.store import Store
-from tests.helpers import FIXTURES, run_cli, tree_hash
-from tests.review.test_policy import entry_text, write_project
+from tests.helpers import FIXTURES, entry_text, run_cli, tree_hash, write_project
 
 TODAY = date(2026, 3, 1)
 FILES = ("LEARNINGS.md", "ERRORS.md", "FEATURE_REQUESTS.md")

@@ -21,8 +21,7 @@ from self_improve.review.drift import (
 from self_improve.review.managed_block import rehash, scan_rules, upsert_rule
 from self_improve.store import archive
 from self_improve.store.store import Store
-from tests.helpers import run_cli, tree_hash
-from tests.review.test_policy import entry_text, write_project
+from tests.helpers import entry_text, run_cli, tree_hash, write_project
 
 TODAY = {"SELF_IMPROVE_TODAY": "2026-03-01"}
 AAA, BBB, CCC, SKL, REF = "LRN-20260201-aaa", "ERR-20260210-bbb", "LRN-20260205-ccc", "LRN-20260206-skl", "LRN-20250101-ref"

@@ -510,7 +510,8 @@ def test_generic_block_helpers_refuse_damage_but_collapse_duplicates() -> None:
         (PNPM_ID, "   ", "rule is empty"),
         *[
             (bad_id, "r", f"malformed entry ID {bad_id!r}; expected a form like LRN-20261129-a7b")
-            for bad_id in ("lrn-20261129-a7b", "LRN-2026112-a7b", "LRN-20261129-a7b ", "")
+            # The store's one ID grammar (store.entry.ID_REGEX): LRN, ERR or FEAT, ASCII digits.
+            for bad_id in ("lrn-20261129-a7b", "LRN-2026112-a7b", "LRN-20261129-a7b ", "", "ABC-20261129-a7b", "LRN-\u0662\u0660\u0662\u0666\u0661\u0661\u0662\u0669-a7b")
         ],
     ],
 )
@@ -527,6 +528,12 @@ def test_bad_rules_and_ids_are_refused(
     with pytest.raises(ManagedBlockError):
         edit_file(target, tmp_path, lambda text: upsert_rule(text, entry_id, rule))
     assert target.read_bytes() == original.encode()
+
+
+def test_a_bullet_with_an_id_outside_the_store_grammar_is_not_a_rule() -> None:
+    text = f"{hashed(BEGIN, '## Learned rules', '- Use pnpm. <!-- ABC-20261129-a7b -->')}\n## Learned rules\n- Use pnpm. <!-- ABC-20261129-a7b -->\n{END}\n"
+    assert list_rules(text) == []
+    assert scan_rules(text).loose_ids == frozenset()
 
 
 def test_bad_heading_and_body_are_refused() -> None:
@@ -594,7 +601,7 @@ def test_mode_is_kept_and_unchanged_files_are_not_rewritten(tmp_path: Path) -> N
     inode = target.stat().st_ino
     again = edit_file(target, tmp_path, _promote_pnpm)
     assert not again.changed
-    assert again.diff == ""
+    assert again.diff(tmp_path) == ""
     assert target.stat().st_ino == inode  # os.replace would have given a new inode
 
 
@@ -605,7 +612,7 @@ def test_dry_run_writes_nothing_and_returns_a_unified_diff(tmp_path: Path) -> No
     result = edit_file(target, tmp_path, _promote_pnpm, dry_run=True)
     assert target.read_bytes() == b"# Notes"
     assert result.after == _promote_pnpm("# Notes").encode()
-    assert result.diff == (
+    assert result.diff(tmp_path.resolve()) == (
         "--- a/docs/AGENTS.md\n"
         "+++ b/docs/AGENTS.md\n"
         "@@ -1 +1,6 @@\n"
@@ -635,7 +642,7 @@ def test_symlink_target_is_refused(tmp_path: Path) -> None:
     link.symlink_to(real)
     with pytest.raises(ManagedBlockError) as refused:
         edit_file(link, tmp_path, _promote_pnpm)
-    assert str(refused.value) == f"refusing to edit {link}: it is a symlink"
+    assert str(refused.value) == f"refusing to write {link}: it is a symlink"
     assert real.read_bytes() == b"# Real\n"
     assert link.is_symlink()
 
@@ -648,7 +655,7 @@ def test_target_outside_the_root_is_refused(tmp_path: Path) -> None:
     with pytest.raises(ManagedBlockError) as refused:
         edit_file(root / ".." / "outside.md", root, _promote_pnpm)
     assert str(refused.value) == (
-        f"refusing to edit {root / '..' / 'outside.md'}: it resolves outside {root}"
+        f"refusing to write {root / '..' / 'outside.md'}: it leads outside the project root {root} (to {outside.resolve()})"
     )
     assert outside.read_bytes() == b"# Outside\n"
 
@@ -656,7 +663,7 @@ def test_target_outside_the_root_is_refused(tmp_path: Path) -> None:
     with pytest.raises(ManagedBlockError) as refused:
         edit_file(root / "escape" / "outside.md", root, _promote_pnpm)
     assert str(refused.value) == (
-        f"refusing to edit {root / 'escape' / 'outside.md'}: it resolves outside {root}"
+        f"refusing to write {root / 'escape' / 'outside.md'}: it leads outside the project root {root} (to {outside.resolve()})"
     )
     assert outside.read_bytes() == b"# Outside\n"
 
@@ -673,7 +680,7 @@ def test_non_utf8_directories_and_missing_roots_are_refused(tmp_path: Path) -> N
     with pytest.raises(ManagedBlockError) as refused:
         edit_file(missing_root / "CLAUDE.md", missing_root, _promote_pnpm)
     assert str(refused.value) == (
-        f"refusing to edit {missing_root / 'CLAUDE.md'}: project root {missing_root} is not a "
+        f"refusing to write {missing_root / 'CLAUDE.md'}: project root {missing_root} is not a "
         "directory"
     )
     assert not missing_root.exists()
@@ -682,7 +689,7 @@ def test_non_utf8_directories_and_missing_roots_are_refused(tmp_path: Path) -> N
     with pytest.raises(ManagedBlockError) as refused:
         edit_file(tmp_path / "AGENTS.md", tmp_path, _promote_pnpm)
     assert str(refused.value) == (
-        f"refusing to edit {tmp_path / 'AGENTS.md'}: it is not a regular file"
+        f"refusing to write {tmp_path / 'AGENTS.md'}: it is not a regular file"
     )
 
 
@@ -731,7 +738,7 @@ def user_texts(draw: st.DrawFn) -> str:
     endings = draw(
         st.lists(st.sampled_from(["\n", "\r\n"]), min_size=len(lines), max_size=len(lines))
     )
-    text = "".join(line + ending for line, ending in zip(lines, endings))
+    text = "".join(line + ending for line, ending in zip(lines, endings, strict=True))
     if text and draw(st.booleans()):
         text = text[: -len(endings[-1])]  # no final newline
     # Only texts the operations accept: no block of ours, no damage, no fence left open.
@@ -743,7 +750,7 @@ def user_texts(draw: st.DrawFn) -> str:
     return text
 
 
-entry_ids = st.from_regex(r"\A[A-Z]{1,4}-[0-9]{8}-[A-Za-z0-9]{1,6}\Z")
+entry_ids = st.from_regex(r"\A(?:LRN|ERR|FEAT)-[0-9]{8}-[A-Za-z0-9]{1,6}\Z")
 rule_texts = (
     st.text(st.characters(blacklist_categories=("Cs", "Cc")), min_size=1, max_size=40)
     .map(str.strip)

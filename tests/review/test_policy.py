@@ -1,119 +1,31 @@
-"""The promotion and forgetting policy, as pure functions: boundaries first.
-
-``entry_text`` and ``write_project`` are shared with the other review tests.
-"""
+"""The promotion and forgetting policy, as pure functions: boundaries first."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from datetime import date, timedelta
-from pathlib import Path
+from collections.abc import Sequence
 
 import pytest
 
+from self_improve.review.candidates import archive_candidates, plan_review, promote_candidates, retire_candidates
 from self_improve.review.policy import (
     Policy,
     TargetTable,
-    archive_candidates,
     default_target,
     evidence,
     is_openclaw_workspace,
-    pending_triage,
-    plan_review,
-    promote_candidates,
     propose_rule,
-    retire_candidates,
     rule_problem,
 )
-from self_improve.store import provenance
+from self_improve.review.triage import pending_triage
 from self_improve.store.entry import Entry, parse_text
-from self_improve.store.store import HEADERS, Store
+from tests.helpers import TODAY, day, entry_text, record_here, write_project  # noqa: F401 (record_here, write_project: still imported from here by tests outside tests/review)
 
-TODAY = date(2026, 3, 1)
 POLICY = Policy()
 TARGETS = TargetTable()
-ACTION_TITLE = {"LRN": "Suggested Action", "ERR": "Suggested Fix", "FEAT": "Suggested Implementation"}
-SUMMARY_TITLE = {"LRN": "Summary", "ERR": "Summary", "FEAT": "Requested Capability"}
-
-
-def day(days_ago: int) -> str:
-    return (TODAY - timedelta(days=days_ago)).isoformat()
-
-
-def entry_text(
-    entry_id: str,
-    summary: str = "Something went wrong",
-    *,
-    status: str = "pending",
-    priority: str = "medium",
-    category: str = "insight",
-    area: str = "",
-    action: str = "",
-    details: str = "",
-    occurrences: Sequence[tuple[int, str]] = (),
-    recurrence: int | None = None,
-    last_seen: int | None = None,
-    see_also: str = "",
-    pattern_key: str = "",
-    promoted: str = "",
-    meta: Iterable[tuple[str, str]] = (),
-) -> str:
-    """An entry in the reference layout. ``occurrences`` are (days ago, task) pairs, oldest first;
-    without them the entry has no Occurrences line (the plain reference format)."""
-    prefix = entry_id.split("-", 1)[0]
-    dates = [day(ago) for ago, _ in occurrences]
-    first = dates[0] if dates else day(last_seen if last_seen is not None else 0)
-    last = dates[-1] if dates else day(last_seen if last_seen is not None else 0)
-    lines = [f"## [{entry_id}] {category}", "", f"**Logged**: {first}T10:00:00Z", f"**Priority**: {priority}", f"**Status**: {status}"]
-    if area:
-        lines.append(f"**Area**: {area}")
-    if promoted:
-        lines.append(f"**Promoted**: {promoted}")
-    lines += ["", f"### {SUMMARY_TITLE[prefix]}", summary, ""]
-    if details:
-        lines += ["### Details", details, ""]
-    if action:
-        lines += [f"### {ACTION_TITLE[prefix]}", action, ""]
-    lines.append("### Metadata")
-    if pattern_key:
-        lines.append(f"- Pattern-Key: {pattern_key}")
-    if see_also:
-        lines.append(f"- See Also: {see_also}")
-    lines.append(f"- Recurrence-Count: {recurrence if recurrence is not None else max(1, len(occurrences))}")
-    lines += [f"- First-Seen: {first}", f"- Last-Seen: {last}"]
-    if occurrences:
-        lines.append("- Occurrences: " + ", ".join(f"{d}/{task}" for d, (_, task) in zip(dates, occurrences)))
-    lines += [f"- {key}: {value}" for key, value in meta]
-    lines += ["", "---", ""]
-    return "\n".join(lines)
 
 
 def entry(*args: object, **kwargs: object) -> Entry:
     return parse_text(entry_text(*args, **kwargs)).entries[0]  # type: ignore[arg-type]
-
-
-def record_here(root: Path, *entry_ids: str, who: str = "hook") -> None:
-    """As if this machine had logged these entries (all of them when none is named): each
-    occurrence and the fix in the provenance ledger, as ``Store.log`` records them."""
-    for item in Store(root).entries():
-        if entry_ids and item.id not in entry_ids:
-            continue
-        for n, occurrence in enumerate(item.occurrences):
-            action = item.suggested_action if n == len(item.occurrences) - 1 else ""
-            provenance.record(str(root), item.id, occurrence.date, occurrence.task, who, created=n == 0, action=action)
-
-
-def write_project(root: Path, texts: Iterable[str]) -> Store:
-    """A project with .learnings/ holding these entries, each in the file of its kind."""
-    store = Store(root)
-    store.init()
-    by_file: dict[str, list[str]] = {}
-    for text in texts:
-        kind = {"LRN": "learning", "ERR": "error", "FEAT": "feature"}[text.split("[", 1)[1].split("-", 1)[0]]
-        by_file.setdefault(kind, []).append(text)
-    for kind, items in by_file.items():
-        store.file_for(kind).write_text(HEADERS[kind] + "\n" + "\n".join(items), encoding="utf-8")
-    return store
 
 
 def promoted_ids(entries: Sequence[Entry], policy: Policy = POLICY, openclaw: bool = False) -> list[str]:

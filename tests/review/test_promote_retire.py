@@ -23,9 +23,7 @@ from self_improve.commands.retire import retire_entry
 from self_improve.errors import SelfImproveError
 from self_improve.review.managed_block import rehash
 from self_improve.store.store import Store
-from tests.helpers import run_cli, tree_hash
-from tests.review.test_policy import entry_text, write_project
-from tests.review.test_review_cli import user_config
+from tests.helpers import entry_text, run_cli, tree_hash, user_config, write_project
 
 GOLDEN = Path(__file__).parent / "golden"
 UPDATE_GOLDEN = os.environ.get("SELF_IMPROVE_UPDATE_GOLDEN") == "1"

@@ -12,11 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from self_improve.commands.review import pending_triage_count
+from self_improve.review.triage import pending_triage_count
 from self_improve.review.managed_block import rehash
 from self_improve.store.store import LogRequest, Store
-from tests.helpers import run_cli, tree_hash
-from tests.review.test_policy import entry_text, record_here, write_project
+from tests.helpers import entry_text, record_here, run_cli, tree_hash, user_config, write_project
 
 GOLDEN = Path(__file__).parent / "golden"
 UPDATE_GOLDEN = os.environ.get("SELF_IMPROVE_UPDATE_GOLDEN") == "1"
@@ -64,14 +63,6 @@ def project(tmp_path: Path) -> Path:
     record_here(tmp_path, *RECORDED_HERE)
     (tmp_path / "CLAUDE.md").write_text(CLAUDE_MD, encoding="utf-8")
     return tmp_path
-
-
-def user_config(factory: pytest.TempPathFactory, text: str) -> dict[str, str]:
-    """The environment of a user whose own config (``$XDG_CONFIG_HOME/self-improve/config.toml``) holds ``text``."""
-    home = factory.mktemp("xdg-config")
-    (home / "self-improve").mkdir()
-    (home / "self-improve" / "config.toml").write_text(text, encoding="utf-8")
-    return {"XDG_CONFIG_HOME": str(home)}
 
 
 def check_golden(name: str, actual: str) -> None:
@@ -144,7 +135,7 @@ def test_yes_applies_every_proposal(project: Path) -> None:
 
 
 def test_interactive_session(project: Path) -> None:
-    answers = "\n".join([  # noqa: FLY002  (one answer per line reads better)
+    answers = "\n".join([  # one answer per line reads better
         "e", "Run `make deps` first, then `make test`.", "x", "p",  # bbb: edit the rule, a wrong answer, promote
         "t", "CLAUDE.txt", "t", "docs/AGENTS.md", "p",  # aaa: a refused target, then a good one
         "a",  # archive ddd

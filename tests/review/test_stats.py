@@ -12,8 +12,7 @@ import pytest
 from self_improve.commands import stats
 from self_improve.store import archive as archive_mod
 from self_improve.store.store import Store
-from tests.helpers import run_cli
-from tests.review.test_policy import entry_text, write_project
+from tests.helpers import entry_text, run_cli, write_project
 
 
 @pytest.fixture()

@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, reject, settings
 from hypothesis import strategies as st
 
 from self_improve.store import config as config_mod
-from self_improve.store import config_trust
+from self_improve.store import config_edit, config_trust
 from self_improve.errors import SelfImproveError, UsageError
 from tests.helpers import run_cli
 
@@ -116,15 +116,15 @@ def test_bounds_agree_with_the_table_of_defaults() -> None:
 def toml_value(value: Any) -> st.SearchStrategy[str]:
     """Ways of writing ``value`` in a file (several layouts for an array)."""
     if isinstance(value, list):
-        items = [config_mod._render(item) for item in value]
+        items = [config_edit._render(item) for item in value]
         return st.sampled_from(
             ["[" + ", ".join(items) + "]", "[\n  " + ",\n  ".join(items) + (",\n" if items else "") + "]",
              "[ # open\n" + "".join(f"  {i}, # c\n" for i in items) + "\n]"]
         )
     if isinstance(value, str):
-        basic = config_mod._render(value)
+        basic = config_edit._render(value)
         return st.sampled_from([basic, f"'{value}'", f'""{basic}""', f"'''{value}'''", f"'''\n{value}'''"])
-    return st.just(config_mod._render(value))
+    return st.just(config_edit._render(value))
 
 
 KEYS = [s.key for s in config_mod.SETTINGS]

@@ -1,5 +1,5 @@
-"""``install --git`` edits .gitattributes like every other user file (issue 9, findings 9 and 13):
-through a symlink that stays inside the project, never over a read-only file."""
+"""``install --git`` edits .gitattributes like every other user file: through a symlink that
+stays inside the project, never over a read-only file."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 
 from self_improve.store import git_setup
 from self_improve.errors import SelfImproveError
-from tests.store.test_merge_git import config_value, make_repo
+from tests.helpers import config_value, make_repo
 
 ORIGINAL = b"*.png binary\n"
 OURS = b"".join(line.encode() + b"\n" for line in git_setup.ATTRIBUTE_LINES)

@@ -1,4 +1,4 @@
-"""The three-way merge of learnings files and managed blocks, as pure functions on texts."""
+"""The three-way merge of learnings files, as pure functions on texts (the block merge: tests/review/test_block_merge.py)."""
 
 from __future__ import annotations
 
@@ -9,60 +9,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from self_improve.store.merge import STATUS_ORDER, absorb_entry, absorbed_count, git_text_merge, merge_comma_list, merge_file, merge_learnings, merge_managed, merge_occurrence_lists, plain_text_merge
-from self_improve.review.managed_block import list_rules, remove_rule, scan_rules, upsert_rule
+from self_improve.commands.merge_driver import merge_file
+from self_improve.review.managed_block import list_rules, upsert_rule
 from self_improve.store import occurrences as occ
-from self_improve.store.entry import Entry, NewEntry, Occurrence, parse_text, render_new
-from self_improve.store.store import HEADERS, LogRequest, merge_occurrence
-
-PREAMBLE = HEADERS["learning"]
-BIG = 10_000  # an occurrence bound the tests never reach, so multisets can be compared exactly
-
-
-# ---- building texts the way the store writes them ------------------------------------------------
-
-
-def new_entry(entry_id: str, summary: str, day: str = "2026-03-01", task: str = "t0", key: str = "") -> str:
-    metadata = [("Source", "conversation")]
-    if key:
-        metadata.append(("Pattern-Key", key))
-    metadata += [("Recurrence-Count", "1"), ("First-Seen", day), ("Last-Seen", day), ("Occurrences", f"{day}/{task}")]
-    return render_new(NewEntry(id=entry_id, category="insight", logged=f"{day}T10:00:00Z", summary=summary, metadata=tuple(metadata)))
-
-
-def append(text: str, entry_text: str) -> str:
-    """As ``Store.log`` appends: a blank line between the file and the new entry."""
-    if text and not text.endswith("\n\n"):
-        text += "\n"
-    return text + entry_text
-
-
-def edit(text: str, entry_id: str, change: Callable[[Entry], Entry]) -> str:
-    parsed = parse_text(text)
-    return "".join(parsed.preamble) + "".join(
-        change(entry).text if entry.id == entry_id else entry.text for entry in parsed.entries
-    )
-
-
-def remove(text: str, entry_id: str) -> str:
-    parsed = parse_text(text)
-    return "".join(parsed.preamble) + "".join(entry.text for entry in parsed.entries if entry.id != entry_id)
-
-
-def bump(text: str, entry_id: str, day: str, task: str, keep: int = BIG, action: str = "") -> str:
-    def change(entry: Entry) -> Entry:
-        request = LogRequest(kind=entry.kind, summary=entry.summary, action=action)
-        return merge_occurrence(entry, request, Occurrence(day, task), keep)
-
-    return edit(text, entry_id, change)
-
-
-def entry(text: str, entry_id: str) -> Entry:
-    return next(e for e in parse_text(text).entries if e.id == entry_id)
-
-
-def ids(text: str) -> list[str]:
-    return [e.id for e in parse_text(text).entries]
+from self_improve.store.entry import Entry, Occurrence, parse_text
+from self_improve.store.merge import absorb_entry, merge_learnings
+from self_improve.store.merge_values import STATUS_ORDER, absorbed_count, merge_comma_list, merge_occurrence_lists
+from self_improve.store.three_way import git_text_merge
+from tests.helpers import A, B, BIG, C, PREAMBLE, USER_TEXT, append, bump, edit, entry, ids, new_entry, remove
 
 
 def with_details(details: str) -> Callable[[Entry], Entry]:
@@ -303,104 +257,7 @@ def test_comma_lists() -> None:
     assert merge_comma_list("", "x", "x") == "x"
 
 
-# ---- managed blocks -------------------------------------------------------------------------------
-
-USER_TEXT = "# Project\n\nIntro line.\n\nBuild with make.\n"
-A, B, C = "LRN-20260301-aaa", "LRN-20260301-bbb", "LRN-20260301-ccc"
-
-
-def test_rule_bullets_are_a_union_and_user_text_merges_line_by_line() -> None:
-    base = upsert_rule(USER_TEXT, A, "Use pnpm")
-    ours = upsert_rule(base, B, "Rule B").replace("Intro line.", "Intro line (ours).")
-    theirs = upsert_rule(base, C, "Rule C").replace("Build with make.", "Build with just.")
-    result = merge_managed(base, ours, theirs, text_merge=git_text_merge)
-    assert result.clean
-    assert [r.entry_id for r in list_rules(result.text)] == [A, B, C]
-    assert "Intro line (ours)." in result.text and "Build with just." in result.text
-
-
-def test_a_retired_rule_stays_retired_unless_reworded_on_the_other_side() -> None:
-    base = upsert_rule(upsert_rule(USER_TEXT, A, "Rule A"), B, "Rule B")
-    ours = remove_rule(base, A)
-    theirs = upsert_rule(base, C, "Rule C")
-    assert [r.entry_id for r in list_rules(merge_managed(base, ours, theirs).text)] == [B, C]
-    reworded = upsert_rule(base, A, "Rule A, better")
-    kept = merge_managed(base, ours, reworded).text
-    assert [r.text for r in list_rules(kept)] == ["Rule A, better", "Rule B"]
-
-
-def test_a_rule_reworded_on_both_sides_takes_ours() -> None:
-    base = upsert_rule(USER_TEXT, A, "Rule A")
-    result = merge_managed(base, upsert_rule(base, A, "ours"), upsert_rule(base, A, "theirs"))
-    assert result.clean and [r.text for r in list_rules(result.text)] == ["ours"]
-
-
-def test_retiring_every_rule_on_both_sides_gives_the_user_text_back() -> None:
-    base = upsert_rule(upsert_rule(USER_TEXT, A, "Rule A"), B, "Rule B")
-    ours = remove_rule(base, A)
-    theirs = remove_rule(base, B)
-    assert merge_managed(base, ours, theirs, text_merge=git_text_merge).text == USER_TEXT
-
-
-def test_a_removed_block_does_not_drop_a_rule_added_on_the_other_side() -> None:
-    base = upsert_rule(USER_TEXT, A, "Rule A")
-    ours = remove_rule(base, A)  # the whole block goes
-    theirs = upsert_rule(base, C, "Rule C")
-    result = merge_managed(base, ours, theirs, text_merge=git_text_merge)
-    assert [r.entry_id for r in list_rules(result.text)] == [C]
-    assert result.text.startswith(USER_TEXT)
-
-
-def test_both_sides_creating_the_block() -> None:
-    ours = upsert_rule(USER_TEXT, A, "Rule A")
-    theirs = upsert_rule(USER_TEXT.replace("Intro", "Opening"), B, "Rule B")
-    result = merge_managed(USER_TEXT, ours, theirs, text_merge=git_text_merge)
-    assert result.clean
-    assert [r.entry_id for r in list_rules(result.text)] == [A, B]
-    assert result.text.count("self-improve:begin") == 1 and "Opening line." in result.text
-
-
-def test_conflicting_user_text_keeps_both_versions() -> None:
-    base = upsert_rule(USER_TEXT, A, "Rule A")
-    ours = base.replace("Intro line.", "Ours.")
-    theirs = upsert_rule(base.replace("Intro line.", "Theirs."), B, "Rule B")
-    result = merge_managed(base, ours, theirs, text_merge=git_text_merge)
-    assert not result.clean
-    assert "<<<<<<< ours\nOurs.\n=======\nTheirs.\n>>>>>>> theirs\n" in result.text
-    assert [r.entry_id for r in list_rules(result.text)] == [A, B]
-    # Without git, the whole file is one conflict: the merged block sits in both halves.
-    whole = merge_managed(base, ours, theirs, text_merge=plain_text_merge)
-    assert not whole.clean and "Ours." in whole.text and "Theirs." in whole.text
-    assert whole.text.count(f"<!-- {B} -->") == 2
-
-
-def test_the_merged_block_carries_the_hash_of_its_merged_bullets() -> None:
-    base = upsert_rule(USER_TEXT, A, "Rule A")
-    ours, theirs = upsert_rule(base, B, "Rule B"), upsert_rule(base, C, "Rule C")
-    result = merge_managed(base, ours, theirs, text_merge=git_text_merge)
-    [block] = scan_rules(result.text).blocks
-    assert [r.entry_id for r in block.rules] == [A, B, C]
-    assert block.stored_hash == block.actual_hash
-    assert block.stored_hash not in {scan_rules(side).blocks[0].stored_hash for side in (ours, theirs)}
-
-
-def test_a_hand_edited_block_keeps_its_stale_hash_through_a_merge() -> None:
-    base = upsert_rule(USER_TEXT, A, "Rule A")
-    by_hand = base.replace("- Rule A", "- Rule A, edited by hand")
-    theirs = upsert_rule(base, C, "Rule C")
-    result = merge_managed(base, by_hand, theirs, text_merge=git_text_merge)
-    [block] = scan_rules(result.text).blocks
-    assert [r.text for r in block.rules] == ["Rule A, edited by hand", "Rule C"]
-    # The begin line merged as any line (only theirs changed it), and is not re-hashed: stale.
-    assert block.stored_hash == scan_rules(theirs).blocks[0].stored_hash != block.actual_hash
-
-
-def test_damaged_markers_fall_back_to_the_line_merge() -> None:
-    base = USER_TEXT + "<!-- self-improve:begin -->\n- x <!-- LRN-20260301-aaa -->\n"
-    ours = base + "ours\n"
-    theirs = "top\n" + base
-    result = merge_managed(base, ours, theirs, text_merge=git_text_merge)
-    assert result.clean and result.text == "top\n" + base + "ours\n"
+# ---- which merge a path gets (the driver's dispatcher) ------------------------------------------
 
 
 def test_merge_file_picks_the_merge_by_path_and_content(base: str) -> None:
@@ -520,48 +377,3 @@ def test_random_histories_never_lose_an_entry(
     # Ours' order first, then theirs' additions.
     ours_part = [entry_id for entry_id in ids(ours) if entry_id in merged]
     assert ids(result.text)[: len(ours_part)] == ours_part
-
-
-RULE_IDS = tuple(f"LRN-20260301-r{n}" for n in range(5))
-block_operation = st.one_of(
-    st.tuples(st.just("promote"), st.integers(0, 4), st.integers(0, 2)),
-    st.tuples(st.just("retire"), st.integers(0, 4)),
-)
-
-
-def apply_block_operations(text: str, operations: list[tuple]) -> str:
-    for op in operations:
-        if op[0] == "promote":
-            text = upsert_rule(text, RULE_IDS[op[1]], f"rule {op[1]} wording {op[2]}")
-        else:
-            text = remove_rule(text, RULE_IDS[op[1]])
-    return text
-
-
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(
-    base_ops=st.lists(block_operation, max_size=5),
-    ours_ops=st.lists(block_operation, max_size=5),
-    theirs_ops=st.lists(block_operation, max_size=5),
-)
-def test_random_promotions_and_retirements_merge_as_a_union(
-    base_ops: list[tuple], ours_ops: list[tuple], theirs_ops: list[tuple]
-) -> None:
-    base = apply_block_operations(USER_TEXT, base_ops)
-    ours = apply_block_operations(base, ours_ops)
-    theirs = apply_block_operations(base, theirs_ops)
-    result = merge_managed(base, ours, theirs)
-    assert result.clean
-    b, o, t = ({r.entry_id: r.text for r in list_rules(x)} for x in (base, ours, theirs))
-    expected: dict[str, str] = {}
-    for rule_id in RULE_IDS:
-        if rule_id in o and rule_id in t:
-            expected[rule_id] = t[rule_id] if o[rule_id] == b.get(rule_id) else o[rule_id]
-        elif rule_id in o or rule_id in t:
-            text = o.get(rule_id) or t[rule_id]
-            if text != b.get(rule_id):  # deleted on the other side and unchanged here: gone
-                expected[rule_id] = text
-    assert {r.entry_id: r.text for r in list_rules(result.text)} == expected
-    assert result.text.startswith(USER_TEXT.rstrip("\n"))  # the user's text is never lost
-    if not expected:
-        assert result.text == USER_TEXT

@@ -3,11 +3,8 @@
 from __future__ import annotations
 
 import argparse
-import os
 import shlex
-import subprocess
-import sys
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 from pathlib import Path
 
 import pytest
@@ -18,59 +15,13 @@ from self_improve.errors import SelfImproveError
 from self_improve.review.managed_block import list_rules, upsert_rule
 from self_improve.store import archive
 from self_improve.store.entry import Entry, Occurrence, parse_text
-from self_improve.store.store import LogRequest, Store, task_hash
-from tests.helpers import REPO, run_cli
+from self_improve.store.store import Store, task_hash
+from tests.helpers import BASE_DAY, commit_all, config_value, git, log, make_repo, register_driver_by_hand, run_cli
 
-BASE_DAY = datetime(2026, 3, 1, 9, 0, tzinfo=timezone.utc)
-A_DAY = datetime(2026, 3, 2, 9, 0, tzinfo=timezone.utc)
-B_DAY = datetime(2026, 3, 3, 9, 0, tzinfo=timezone.utc)
+A_DAY = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
+B_DAY = datetime(2026, 3, 3, 9, 0, tzinfo=UTC)
 KINDS = ("learning", "error", "feature")
 SHARED = 10
-
-
-def git_env(home: Path) -> dict[str, str]:
-    # Never the developer's own git config; the driver imports this checkout.
-    return {
-        **os.environ,
-        "HOME": str(home),
-        "GIT_CONFIG_NOSYSTEM": "1",
-        "GIT_CONFIG_GLOBAL": str(home / "gitconfig"),
-        "PYTHONPATH": str(REPO),
-        "GIT_MERGE_AUTOEDIT": "no",
-    }
-
-
-def git(repo: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
-    done = subprocess.run(["git", *args], check=False, cwd=repo, env=git_env(repo.parent), capture_output=True, text=True, timeout=120)
-    if check and done.returncode != 0:
-        raise AssertionError(f"git {' '.join(args)} failed ({done.returncode}):\n{done.stdout}\n{done.stderr}")
-    return done
-
-
-def make_repo(tmp_path: Path) -> Path:
-    repo = tmp_path / "repo"
-    repo.mkdir()
-    git(repo, "init", "-q", "-b", "main")
-    git(repo, "config", "user.name", "Test")
-    git(repo, "config", "user.email", "test@example.com")
-    git(repo, "config", "commit.gpgsign", "false")
-    return repo
-
-
-def register_driver_by_hand(repo: Path) -> None:
-    """What the brief says a user could type: the module driver plus our .gitattributes lines."""
-    command = f"{shlex.quote(sys.executable)} -m self_improve merge-driver %O %A %B %P"
-    git(repo, "config", "merge.self-improve.driver", command)
-    (repo / ".gitattributes").write_text("".join(line + "\n" for line in git_setup.ATTRIBUTE_LINES))
-
-
-def commit_all(repo: Path, message: str) -> None:
-    git(repo, "add", "-A")
-    git(repo, "commit", "-q", "-m", message)
-
-
-def log(store: Store, kind: str, summary: str, key: str, session: str, now: datetime) -> None:
-    store.log(LogRequest(kind=kind, summary=summary, pattern_key=key, session=session, now=now))
 
 
 def entries_by_key(store: Store) -> dict[str, Entry]:
@@ -265,11 +216,6 @@ def test_driver_keeps_undecodable_bytes(tmp_path: Path) -> None:
 
 
 # ---- registration -------------------------------------------------------------------------------
-
-
-def config_value(repo: Path, key: str) -> str | None:
-    done = git(repo, "config", "--local", "--get", key, check=False)
-    return done.stdout.strip() if done.returncode == 0 else None
 
 
 def test_install_creates_everything_and_is_idempotent(tmp_path: Path) -> None:

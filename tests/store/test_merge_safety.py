@@ -1,15 +1,17 @@
-"""The driver's safety rule (``merge_safety``) on texts: a side that looks like lost data conflicts."""
+"""The driver's safety rule (``merge_safety``) on texts: a side that looks like lost data conflicts.
+
+The rule for a rules block: tests/review/test_block_merge.py."""
 
 from __future__ import annotations
 
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from self_improve.store.merge import merge_learnings
-from self_improve.store.merge_safety import WHOLE_FILE, KeptElsewhere, Side, guarded_merge, learnings_hazards, managed_hazards, marker_lines, whole_file_conflict
-from self_improve.review.managed_block import remove_rule, upsert_rule
+from self_improve.commands.merge_driver import guarded_merge
 from self_improve.store.entry import parse_text
-from tests.store.test_merge import BIG, PREAMBLE, USER_TEXT, A, B, C, append, bump, entry, ids, new_entry, remove
+from self_improve.store.merge import merge_learnings
+from self_improve.store.merge_safety import WHOLE_FILE, KeptElsewhere, Side, learnings_hazards, marker_lines, whole_file_conflict
+from tests.helpers import BIG, PREAMBLE, append, both_kept, bump, entry, ids, new_entry, remove
 
 PATH = ".learnings/LEARNINGS.md"
 
@@ -36,10 +38,6 @@ def known(ours: frozenset[str] | None = None, theirs: frozenset[str] | None = No
 
 BASE10 = store_text(10)
 THEIRS_ADDS = append(BASE10, new_entry("LRN-20260305-t1", "theirs adds this", day="2026-03-05"))
-
-
-def both_kept(ours: str, theirs: str) -> str:
-    return f"<<<<<<< ours\n{ours}=======\n{theirs}>>>>>>> theirs\n"
 
 
 # ---- each hazard, with its exact message ---------------------------------------------------------
@@ -143,34 +141,6 @@ def test_other_paths_are_not_judged() -> None:
     assert guarded_merge("notes.md", "a\nb\nc\n", "", "a\nb\nC\n").conflicts == ("text",)
 
 
-# ---- managed blocks ------------------------------------------------------------------------------
-
-RULES = upsert_rule(upsert_rule(USER_TEXT, A, "Rule A"), B, "Rule B")
-THEIRS_PROMOTES = upsert_rule(RULES, C, "Rule C")
-
-
-def test_a_removed_block_conflicts_when_the_other_side_changed_it() -> None:
-    by_hand = USER_TEXT + "More text.\n"
-    assert managed_hazards(RULES, by_hand, THEIRS_PROMOTES) == ["ours removed the rules block, while theirs changed it"]
-    result = guarded_merge("CLAUDE.md", RULES, by_hand, THEIRS_PROMOTES)
-    assert result.text == both_kept(by_hand, THEIRS_PROMOTES)
-    unchanged_block = RULES.replace("Intro line.", "Intro line, edited.")
-    assert managed_hazards(RULES, by_hand, unchanged_block) == []  # the block is theirs' too: a retire
-
-
-def test_damaged_markers_conflict_when_the_other_side_changed_the_block() -> None:
-    damaged = RULES.replace("<!-- self-improve:end -->", "<!-- self-improve:ned -->")
-    assert managed_hazards(RULES, THEIRS_PROMOTES, damaged) == [
-        "theirs damaged the rules block's markers, while ours changed the block"
-    ]
-    assert managed_hazards(RULES, RULES + "tail\n", damaged) == []  # ours left the block alone
-
-
-def test_retiring_one_rule_still_merges() -> None:
-    result = guarded_merge("CLAUDE.md", RULES, remove_rule(RULES, A), THEIRS_PROMOTES)
-    assert result.clean and f"<!-- {B} -->" in result.text and f"<!-- {A} -->" not in result.text
-
-
 # ---- the property: every ID survives, or was removed deliberately, or both sides are kept ---------
 
 UNIVERSE = tuple(f"LRN-20260301-p{n}" for n in range(8))
@@ -188,7 +158,7 @@ def side_text(base_ids: set[str], states: list[str], side: str, damaged: str) ->
     if damaged:
         return damaged
     text = PREAMBLE
-    for entry_id, how in zip(UNIVERSE, states):
+    for entry_id, how in zip(UNIVERSE, states, strict=True):
         if how == "absent":
             continue
         one = new_entry(entry_id, f"entry {entry_id}")
@@ -224,7 +194,7 @@ def test_every_id_survives_or_was_removed_on_purpose_or_both_sides_are_kept(
     ours_known: frozenset[str] | None,
     theirs_known: frozenset[str] | None,
 ) -> None:
-    base_ids = {entry_id for entry_id, present in zip(UNIVERSE, base_mask) if present}
+    base_ids = {entry_id for entry_id, present in zip(UNIVERSE, base_mask, strict=True) if present}
     base = side_text(base_ids, ["same" if present else "absent" for present in base_mask], "base", "")
     ours = side_text(base_ids, ours_states, "ours", ours_damage)
     theirs = side_text(base_ids, theirs_states, "theirs", theirs_damage)

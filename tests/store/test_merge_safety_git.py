@@ -9,18 +9,17 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 from pathlib import Path
 
 import pytest
 
-from self_improve.store.merge import merge_file
-from self_improve.store.merge_safety import guarded_merge
+from self_improve.commands.merge_driver import guarded_merge, merge_file
 from self_improve.review.managed_block import list_rules, remove_rule, upsert_rule
 from self_improve.store import archive
 from self_improve.store.entry import parse_text
 from self_improve.store.store import HEADERS, Store
-from tests.store.test_merge_git import BASE_DAY, commit_all, git, log, make_repo, register_driver_by_hand
+from tests.helpers import BASE_DAY, commit_all, git, log, make_repo, register_driver_by_hand
 
 ERRORS = Path(".learnings") / "ERRORS.md"
 ERRORS_PATH = ERRORS.as_posix()
@@ -46,7 +45,7 @@ def shared_ids(store: Store) -> list[str]:
 
 def other_work(store: Store) -> None:
     """What the untouched side does meanwhile: two new failures and one more occurrence of shared.0."""
-    day = datetime(2026, 3, 4, 9, 0, tzinfo=timezone.utc)
+    day = datetime(2026, 3, 4, 9, 0, tzinfo=UTC)
     log(store, "error", "other side failure one", "other.1", "o-1", day)
     log(store, "error", "other side failure two", "other.2", "o-2", day)
     log(store, "error", "shared failure number 0", "shared.0", "o-bump", day)

@@ -12,7 +12,7 @@ import subprocess
 import sys
 import time
 import uuid
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -21,9 +21,10 @@ from self_improve.errors import SelfImproveError, UsageError
 from self_improve.store.entry import parse_text
 from self_improve.store.lint import lint_texts
 from self_improve.store.store import LogRequest, Store, task_hash
+from self_improve.store.trust import StoreDir
 from tests.helpers import FIXTURES, REPO
 
-NOW = datetime(2026, 11, 29, 12, 0, tzinfo=timezone.utc)
+NOW = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
 
 
 @pytest.fixture()
@@ -49,6 +50,16 @@ def test_init_creates_headers_and_gitignore(tmp_path: Path) -> None:
     assert learnings.endswith("---\n")
     assert ".lock" in (tmp_path / ".learnings/.gitignore").read_text().splitlines()
     assert store.init() == []
+
+
+def test_a_store_uses_the_directory_its_caller_already_opened(tmp_path: Path) -> None:
+    Store(tmp_path).init()
+    opened = StoreDir(str(tmp_path / ".learnings"), owner_ok=True)
+    store = Store(tmp_path, fs=opened)
+    assert store.fs is opened  # its trust setting (owner_ok) is the caller's, not re-derived
+    log(store)
+    assert [e.summary for e in store.entries("error")] == ["Python module not found"]
+    assert Store(tmp_path).fs is not opened and Store(tmp_path).fs.owner_ok is False
 
 
 def test_init_only_creates_missing_files(tmp_path: Path) -> None:

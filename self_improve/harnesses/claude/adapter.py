@@ -13,11 +13,12 @@ from __future__ import annotations
 from self_improve.events import Prompt, ToolResult, clean_text
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # the hooks import this module: typing stays off their hot path
+if TYPE_CHECKING:
     from collections.abc import Mapping
     from typing import Any
 
 NAME = "claude"
+LABEL = "Claude Code"
 POST_TOOL_EVENTS = ("PostToolUse", "PostToolUseFailure")
 PROMPT_EVENT = "UserPromptSubmit"
 SHELL_TOOLS = ("Bash",)
@@ -27,11 +28,17 @@ MAX_CONTEXT_CHARS = 10_000
 EXIT_PREFIX = "Exit code "
 
 
-def split_exit_code(error: str) -> tuple[int | None, str]:
-    """``"Exit code N\\n<output>"`` -> (N, output); (None, error) without that prefix.
+def matches(payload: dict[str, Any]) -> bool:
+    """Whether ``payload`` has the shape of one of Claude Code's hook events we answer."""
+    return payload.get("hook_event_name") in (*POST_TOOL_EVENTS, PROMPT_EVENT)
 
-    Plain string work: the hooks never import ``re`` for a command that passed.
-    """
+
+def tool_event(payload: dict[str, Any]) -> str:
+    return str(payload.get("hook_event_name"))
+
+
+def split_exit_code(error: str) -> tuple[int | None, str]:
+    """``"Exit code N\\n<output>"`` -> (N, output); (None, error) without that prefix."""
     if not error.startswith(EXIT_PREFIX):
         return None, error
     head, newline, rest = error[len(EXIT_PREFIX) :].partition("\n")
@@ -41,26 +48,21 @@ def split_exit_code(error: str) -> tuple[int | None, str]:
     return int(digits), rest
 
 
-def _text(value: Any) -> str:
-    """A string field of the payload, sanitised (``base.clean_text``); "" for anything else."""
-    return clean_text(value)
-
-
 def parse_tool_result(payload: dict[str, Any]) -> ToolResult | None:
     """A Bash result from a post-tool payload, or None for anything else."""
     event = payload.get("hook_event_name")
     if event not in POST_TOOL_EVENTS or payload.get("tool_name") not in SHELL_TOOLS:
         return None
     tool_input = payload.get("tool_input")
-    command = _text(tool_input.get("command")) if isinstance(tool_input, dict) else ""
-    session = _text(payload.get("session_id"))
-    cwd = _text(payload.get("cwd"))
+    command = clean_text(tool_input.get("command")) if isinstance(tool_input, dict) else ""
+    session = clean_text(payload.get("session_id"))
+    cwd = clean_text(payload.get("cwd"))
     if event == "PostToolUse":
         response = payload.get("tool_response")
         if not isinstance(response, dict):
             response = {}
-        output = _text(response.get("stdout"))
-        stderr = _text(response.get("stderr"))
+        output = clean_text(response.get("stdout"))
+        stderr = clean_text(response.get("stderr"))
         if stderr:
             output = f"{output}\n{stderr}" if output else stderr
         return ToolResult(
@@ -72,7 +74,7 @@ def parse_tool_result(payload: dict[str, Any]) -> ToolResult | None:
             interrupted=response.get("interrupted") is True,
         )
     # A failure without the "Exit code N" prefix (a timeout, a denied call) still failed.
-    exit_code, output = split_exit_code(_text(payload.get("error")))
+    exit_code, output = split_exit_code(clean_text(payload.get("error")))
     return ToolResult(
         command=command,
         output=output,
@@ -89,7 +91,7 @@ def parse_prompt(payload: dict[str, Any]) -> Prompt | None:
     prompt = payload.get("prompt")
     if not isinstance(prompt, str):
         return None
-    return Prompt(text=_text(prompt), session=_text(payload.get("session_id")), cwd=_text(payload.get("cwd")))
+    return Prompt(text=clean_text(prompt), session=clean_text(payload.get("session_id")), cwd=clean_text(payload.get("cwd")))
 
 
 def format_context(event: str, text: str) -> str:
@@ -100,13 +102,14 @@ def format_context(event: str, text: str) -> str:
     return json.dumps(body, ensure_ascii=False)
 
 
-def agent_session(environ: Mapping[str, str]) -> bool:
-    """Whether this process runs inside a Claude Code session (its Bash tool, a hook).
+# Claude Code 2.1.328 sets, in the Bash tool's environment (verified on the real client):
+# ``CLAUDECODE=1``, ``AI_AGENT=claude-code_<version>_agent``, ``CLAUDE_CODE_SESSION_ID`` and
+# ``CLAUDE_CODE_ENTRYPOINT``. Any one of them is enough: a human's own terminal has none.
+AGENT_ENV = ("CLAUDECODE", "AI_AGENT", "CLAUDE_CODE_SESSION_ID", "CLAUDE_CODE_ENTRYPOINT")
 
-    Claude Code 2.1.328 sets, in the Bash tool's environment (verified on the real client):
-    ``CLAUDECODE=1``, ``AI_AGENT=claude-code_<version>_agent``, ``CLAUDE_CODE_SESSION_ID`` and
-    ``CLAUDE_CODE_ENTRYPOINT``. Any one of them is enough: a human's own terminal has none.
-    """
+
+def agent_session(environ: Mapping[str, str]) -> bool:
+    """Whether this process runs inside a Claude Code session (its Bash tool, a hook)."""
     if environ.get("CLAUDECODE", "").strip():
         return True
     if environ.get("AI_AGENT", "").startswith("claude-code"):

@@ -36,44 +36,19 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
+from typing import ClassVar
 
-from self_improve.errors import SelfImproveError, UsageError
-from self_improve.harnesses.installer import (
-    FileChange,
-    Manifest,
-    Registration,
-    Target,
-    checkout_root,
-    expand,
-    hook_command,
-    is_our_command,
-    load_manifest,
-    plan_hooks_file,
-)
-
-NAME = "claude"
-
-
-def hook_registrations(manifest: Manifest, harness: str, root: Path, python: str | None = None) -> list[Registration]:
-    """Our settings-file registrations for ``harness``: absolute script paths, pinned python."""
-    timeout = manifest.harness.get(harness, {}).get("timeout")
-    hooks_dir = root / "hooks"
-    registrations = []
-    for spec in manifest.hooks_for(harness):
-        script = hooks_dir / spec.script
-        if not script.is_file():
-            raise SelfImproveError(f"{script} is missing: install needs a complete checkout of self-improve")
-        registrations.append(Registration(spec.event, spec.matcher, hook_command(script, python), timeout))
-    return registrations
+from self_improve.errors import UsageError
+from self_improve.harnesses.claude.adapter import NAME
+from self_improve.harnesses.hooks_file import HooksFileInstaller
+from self_improve.harnesses.installer import Target, checkout_root, expand, load_manifest
 
 
 @dataclass
-class ClaudeInstaller:
-    manifest: Manifest
-    root: Path  # the checkout whose hooks/ we register
-    python: str | None = None  # pinned interpreter; default sys.executable
+class ClaudeInstaller(HooksFileInstaller):
     name: str = NAME
     scopes: tuple[str, ...] = ("user", "project", "local")
+    path_option: ClassVar[str] = "settings"
 
     def scope_for(self, requested: str | None, project_given: bool) -> str:
         if requested is None:
@@ -85,17 +60,8 @@ class ClaudeInstaller:
         return requested
 
     def settings_path(self, target: Target) -> Path:
-        return expand(self.manifest.option(NAME, "settings", target.scope), target)
-
-    def _is_ours(self, command: object) -> bool:
-        return is_our_command(command, self.manifest.scripts)
-
-    def plan_install(self, target: Target) -> list[FileChange]:
-        wanted = hook_registrations(self.manifest, NAME, self.root, self.python)
-        return [plan_hooks_file(self.settings_path(target), wanted, self._is_ours, label=NAME)]
-
-    def plan_uninstall(self, target: Target) -> list[FileChange]:
-        return [plan_hooks_file(self.settings_path(target), [], self._is_ours, label=NAME)]
+        """Claude Code keeps its hooks in its settings file."""
+        return self.hooks_path(target)
 
     def status(self, target: Target) -> list[str]:
         change = self.plan_install(target)[0]

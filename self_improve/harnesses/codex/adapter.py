@@ -35,18 +35,16 @@ the Responses API, hooks dumping their stdin:
 
 from __future__ import annotations
 
+from self_improve.events import ToolResult, clean_text
 from self_improve.harnesses.claude import adapter as claude
-from self_improve.events import ToolResult
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # the hooks import this module: typing, dataclasses and pathlib stay out of it
+if TYPE_CHECKING:
     from collections.abc import Mapping
-    from pathlib import Path
     from typing import Any
 
-    from self_improve.harnesses.codex.install import CodexInstaller
-
 NAME = "codex"
+LABEL = "Codex"
 POST_TOOL_EVENT = "PostToolUse"
 PROMPT_EVENT = "UserPromptSubmit"
 # Codex names its shell tool "Bash" in hook payloads (the model-facing tool is exec_command).
@@ -68,12 +66,16 @@ def matches(payload: Any) -> bool:
     return payload.get("hook_event_name") == POST_TOOL_EVENT and isinstance(payload.get("tool_response"), str)
 
 
+def tool_event(payload: dict[str, Any]) -> str:
+    return str(payload.get("hook_event_name") or POST_TOOL_EVENT)
+
+
 def _output(response: Any) -> str:
     """The command output from ``tool_response``: a string on 0.171.0; an object is tolerated."""
     if isinstance(response, str):
-        return _text(response)
+        return clean_text(response)
     if isinstance(response, dict):
-        parts = [_text(response.get(key)) for key in ("output", "stdout", "stderr")]
+        parts = [clean_text(response.get(key)) for key in ("output", "stdout", "stderr")]
         return "\n".join(part for part in parts if part)
     return ""
 
@@ -83,7 +85,7 @@ def parse_tool_result(payload: dict[str, Any]) -> ToolResult | None:
     if payload.get("hook_event_name") != POST_TOOL_EVENT or payload.get("tool_name") not in SHELL_TOOLS:
         return None
     tool_input = payload.get("tool_input")
-    command = _text(tool_input.get("command")) if isinstance(tool_input, dict) else ""
+    command = clean_text(tool_input.get("command")) if isinstance(tool_input, dict) else ""
     response = payload.get("tool_response")
     exit_code = response.get("exit_code") if isinstance(response, dict) else None
     return ToolResult(
@@ -91,8 +93,8 @@ def parse_tool_result(payload: dict[str, Any]) -> ToolResult | None:
         output=_output(response),
         # Codex does not say (see the module doc): never guess 0.
         exit_code=exit_code if isinstance(exit_code, int) and not isinstance(exit_code, bool) else None,
-        session=_text(payload.get("session_id")),
-        cwd=_text(payload.get("cwd")),
+        session=clean_text(payload.get("session_id")),
+        cwd=clean_text(payload.get("cwd")),
     )
 
 
@@ -101,10 +103,7 @@ def parse_tool_result(payload: dict[str, Any]) -> ToolResult | None:
 # ``hookSpecificOutput.{hookEventName, additionalContext}``, which is what Claude's formatter prints.)
 parse_prompt = claude.parse_prompt
 format_context = claude.format_context
-_text = claude._text
 
-
-# --- agent sessions --------------------------------------------------------------------------
 
 # Set by codex-cli 0.171.0 on every command its shell tool (exec_command) runs, verified on the
 # real client (tests/e2e/test_codex_agent_env.py): CODEX_THREAD_ID and CODEX_SESSION_ID (the
@@ -118,18 +117,3 @@ def agent_session(environ: Mapping[str, str]) -> bool:
     """Whether this process runs under Codex's shell tool. (``CODEX_HOME`` is no sign: users set
     it in their own shell profile.)"""
     return any(environ.get(name, "").strip() for name in AGENT_ENV)
-
-
-# --- install (in codex_install.py, imported only when installing) ------------------------------
-
-
-def installer(root: Path | None = None, python: str | None = None) -> CodexInstaller:
-    from self_improve.harnesses.codex import install as codex_install
-
-    return codex_install.installer(root, python)
-
-
-def hooks_switched_off(config: Path) -> bool:
-    from self_improve.harnesses.codex import install as codex_install
-
-    return codex_install.hooks_switched_off(config)

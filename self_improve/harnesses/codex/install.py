@@ -1,27 +1,27 @@
-"""Codex installer: writes our hooks into ``.codex/hooks.json`` (split from ``codex.py``, which the
-hooks import on their hot path and so must stay free of ``dataclasses`` and ``pathlib``)."""
+"""Codex installer: our hooks in ``~/.codex/hooks.json`` or ``<project>/.codex/hooks.json``.
+
+The file has Claude Code's shape (see ``codex/adapter.py``), so the merge is ``hooks_file``'s;
+what is Codex's own is the scopes, the trust review it needs, and its feature switch.
+"""
 
 from __future__ import annotations
 
+import tomllib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import ClassVar
 
 from self_improve.errors import UsageError
 from self_improve.harnesses.codex.adapter import NAME
-
-if TYPE_CHECKING:
-    from self_improve.harnesses.installer import FileChange, Manifest, Target
-
+from self_improve.harnesses.hooks_file import HooksFileInstaller
+from self_improve.harnesses.installer import Target, checkout_root, load_manifest
 
 
 @dataclass
-class CodexInstaller:
-    manifest: Manifest
-    root: Path
-    python: str | None = None
+class CodexInstaller(HooksFileInstaller):
     name: str = NAME
     scopes: tuple[str, ...] = ("user", "project")
+    path_option: ClassVar[str] = "hooks_file"
 
     def scope_for(self, requested: str | None, project_given: bool) -> str:
         if requested is None:
@@ -33,28 +33,6 @@ class CodexInstaller:
         if requested not in self.scopes:
             raise UsageError(f"codex: unknown scope {requested!r} (choose from user, project)")
         return requested
-
-    def hooks_path(self, target: Target) -> Path:
-        from self_improve.harnesses.installer import expand
-
-        return expand(self.manifest.option(NAME, "hooks_file", target.scope), target)
-
-    def _is_ours(self, command: object) -> bool:
-        from self_improve.harnesses.installer import is_our_command
-
-        return is_our_command(command, self.manifest.scripts)
-
-    def plan_install(self, target: Target) -> list[FileChange]:
-        from self_improve.harnesses.claude.install import hook_registrations
-        from self_improve.harnesses.installer import plan_hooks_file
-
-        wanted = hook_registrations(self.manifest, NAME, self.root, self.python)
-        return [plan_hooks_file(self.hooks_path(target), wanted, self._is_ours, label=NAME)]
-
-    def plan_uninstall(self, target: Target) -> list[FileChange]:
-        from self_improve.harnesses.installer import plan_hooks_file
-
-        return [plan_hooks_file(self.hooks_path(target), [], self._is_ours, label=NAME)]
 
     def status(self, target: Target) -> list[str]:
         change = self.plan_install(target)[0]
@@ -79,8 +57,6 @@ class CodexInstaller:
 
 def hooks_switched_off(config: Path) -> bool:
     """Whether config.toml turns hooks off (``[features] hooks``, or the old ``codex_hooks``)."""
-    import tomllib
-
     try:
         features = tomllib.loads(config.read_text(encoding="utf-8")).get("features", {})
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
@@ -89,7 +65,5 @@ def hooks_switched_off(config: Path) -> bool:
 
 
 def installer(root: Path | None = None, python: str | None = None) -> CodexInstaller:
-    from self_improve.harnesses.installer import checkout_root, load_manifest
-
     root = root or checkout_root()
     return CodexInstaller(manifest=load_manifest(root), root=root, python=python)

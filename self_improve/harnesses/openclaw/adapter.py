@@ -37,10 +37,10 @@ from typing import Any
 from self_improve.events import ToolResult, clean_text
 
 NAME = "openclaw"
+LABEL = "OpenClaw"
 # The shell tool's name in OpenClaw; results of other tools (read, write, web...) are ignored.
 SHELL_TOOLS: frozenset[str] = frozenset({"exec"})
 AGENT_DB_GLOB = "agents/*/agent/openclaw-agent.sqlite"
-TRANSCRIPT_TABLE = "transcript_events"
 
 # OpenClaw appends this after a blank line; anchored at the end so a command printing the same
 # words mid-output is left alone.
@@ -54,30 +54,31 @@ JsonObject = Mapping[str, Any]
 # -- where things are ------------------------------------------------------------------------
 
 
-def state_dir(env: Mapping[str, str] | None = None) -> Path:
+def state_dir(env: Mapping[str, str] | None = None, home: Path | None = None) -> Path:
     """OpenClaw's state dir: ``$OPENCLAW_STATE_DIR``, else ``~/.openclaw``."""
     env = os.environ if env is None else env
     configured = env.get("OPENCLAW_STATE_DIR")
-    return Path(configured).expanduser() if configured else Path.home() / ".openclaw"
+    return Path(configured).expanduser() if configured else (home or Path.home()) / ".openclaw"
 
 
-def default_workspace(env: Mapping[str, str] | None = None) -> Path:
+def default_workspace(env: Mapping[str, str] | None = None, home: Path | None = None) -> Path:
     """The agent workspace (AGENTS.md, skills/): ``$OPENCLAW_WORKSPACE_DIR``, else ``~/.openclaw/workspace``."""
     env = os.environ if env is None else env
     configured = env.get("OPENCLAW_WORKSPACE_DIR")
-    return Path(configured).expanduser() if configured else Path.home() / ".openclaw" / "workspace"
+    return Path(configured).expanduser() if configured else (home or Path.home()) / ".openclaw" / "workspace"
+
+
+# openclaw 2026.9.6 (``dist/bash-tools.exec-runtime-*.mjs``, ``runExecProcess``) gives every
+# ``exec`` child ``OPENCLAW_SHELL=exec``, verified on a real turn
+# (tests/e2e/test_openclaw_agent_env.py); a sub-agent's also get ``OPENCLAW_SUBAGENT_EXEC=1``
+# (from the source; OpenClaw's own gateway CLI refuses some calls on these two). Its children
+# also carry ``OPENCLAW_CLI=1``, which it sets on everything it spawns, not only ``exec``.
+# ``OPENCLAW_STATE_DIR`` and friends are no sign: users export them in their own shell.
+AGENT_ENV = ("OPENCLAW_SHELL", "OPENCLAW_SUBAGENT_EXEC")
 
 
 def agent_session(environ: Mapping[str, str]) -> bool:
-    """Whether this process runs under OpenClaw's ``exec`` tool.
-
-    openclaw 2026.9.6 (``dist/bash-tools.exec-runtime-*.mjs``, ``runExecProcess``) gives every
-    ``exec`` child ``OPENCLAW_SHELL=exec``, verified on a real turn
-    (tests/e2e/test_openclaw_agent_env.py); a sub-agent's also get ``OPENCLAW_SUBAGENT_EXEC=1``
-    (from the source; OpenClaw's own gateway CLI refuses some calls on these two). Its children
-    also carry ``OPENCLAW_CLI=1``, which it sets on everything it spawns, not only ``exec``.
-    ``OPENCLAW_STATE_DIR`` and friends are no sign: users export them in their own shell.
-    """
+    """Whether this process runs under OpenClaw's ``exec`` tool."""
     return environ.get("OPENCLAW_SHELL", "").strip() == "exec" or environ.get("OPENCLAW_SUBAGENT_EXEC", "").strip() == "1"
 
 
@@ -218,21 +219,3 @@ def _exit_code(details: JsonObject, suffix_code: int | None) -> int | None:
 def _interrupted(details: JsonObject) -> bool:
     reason = details.get("exitReason")
     return bool(details.get("exitSignal")) or (isinstance(reason, str) and reason in _INTERRUPT_REASONS)
-
-
-# -- install (appended; the imports at the top are the watcher's and stay as they were) --------
-
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from self_improve.harnesses.openclaw.install import OpenClawInstaller
-
-
-def installer() -> OpenClawInstaller:
-    """``install --harness openclaw``: the skill and the AGENTS.md block (``openclaw_install``).
-
-    Imported here, not at the top: the watcher imports this module and never installs.
-    """
-    from self_improve.harnesses.openclaw.install import installer as openclaw_installer
-
-    return openclaw_installer()

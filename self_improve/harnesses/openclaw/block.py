@@ -126,10 +126,7 @@ def refresh_pending_line(workspace: Path, count: int) -> bool:
 
 def _triage_counter() -> Callable[[Path], int]:
     """``pending_triage_count`` lives with ``review`` (it reads ``.state/last-review``)."""
-    try:
-        from self_improve.review.policy import pending_triage_count  # type: ignore[attr-defined]
-    except ImportError:
-        from self_improve.commands.review import pending_triage_count
+    from self_improve.review.triage import pending_triage_count
     from self_improve.store.store import Store
 
     return lambda project: pending_triage_count(Store(project))

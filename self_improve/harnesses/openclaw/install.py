@@ -5,20 +5,8 @@
 The workspace is ``--workspace``, else ``$OPENCLAW_WORKSPACE_DIR``, else ``~/.openclaw/workspace``.
 Two things go in (see /work/shared/openclaw/README.md for what was verified on OpenClaw 2026.9.6):
 
-1. **The skill**, copied to ``<workspace>/skills/self-improvement/`` (``SKILL.md`` and
-   ``references/``). OpenClaw lists workspace skills in the prompt by name, description and
-   location; the agent reads the body on demand. Ours is recognised by ``.self-improve-stamp``
-   in that folder: our name, version, the content hash, each file's sha256, and the folders
-   install created. Rules:
-
-   - a folder there without our stamp (someone else's skill): refused, nothing written;
-   - ours, and one of its files was edited since install: refused (install would overwrite the
-     edit); a file the user *added* to the folder is kept, and one of ours they deleted comes back;
-   - ours and current: nothing is written; ours and older: only the changed files and the stamp.
-   - uninstall removes exactly the stamped files, the stamp and the folders install created (if
-     they are empty then). Without our stamp, or with an edited file, uninstall leaves the whole
-     folder alone and says so: it never deletes a byte the user wrote.
-
+1. **The skill** (``openclaw/skill.py``), copied to ``<workspace>/skills/self-improvement/``
+   and recognised as ours by its stamp.
 2. **The reminder block** in ``<workspace>/AGENTS.md`` (``self_improve.harnesses.openclaw.block``), which
    OpenClaw injects verbatim into every system prompt. Exactly one block after any number of
    runs, no user byte outside the markers changes, uninstall gives the file back byte for byte.
@@ -47,23 +35,31 @@ was the user's before install: install never creates one).
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from self_improve.errors import SelfImproveError, UsageError
-from self_improve.harnesses.installer import (
-    FileChange,
-    Manifest,
-    Target,
-    checkout_root,
-    load_manifest,
+from self_improve.harnesses.installer import FileChange, Manifest, Target, checkout_root, load_manifest, unchanged
+from self_improve.harnesses.openclaw.adapter import NAME, default_workspace, state_dir
+from self_improve.harnesses.openclaw.block import (
+    AGENTS_FILE,
+    has_block,
+    install_text,
+    pending_line,
+    shown_pending_count,
+    uninstall_text,
 )
-from self_improve.harnesses.openclaw.block import AGENTS_FILE, has_block, install_text, pending_line, shown_pending_count, uninstall_text
+from self_improve.harnesses.openclaw.skill import (
+    INSTALLED_BY,
+    NOTHING_WRITTEN,
+    SkillFolder,
+    plan_skill_install,
+    plan_skill_uninstall,
+    skill_sources,
+)
 from self_improve.review.managed_block import (
     OPENCLAW_FILE_LIMIT,
     OPENCLAW_MARKER,
@@ -76,9 +72,6 @@ from self_improve.review.managed_block import (
 )
 from self_improve.user_edit import read_only_problem
 
-NAME = "openclaw"
-STAMP_NAME = ".self-improve-stamp"
-INSTALLED_BY = "self-improve"
 REMINDER_FILE = "SELF_IMPROVEMENT_REMINDER.md"
 REFERENCE_HOOK = "self-improvement"
 # Injected files where a reminder of the user's own would duplicate ours. USER.md and MEMORY.md
@@ -86,97 +79,9 @@ REFERENCE_HOOK = "self-improvement"
 # far more likely a topic than a reminder to the agent.
 OCCUPIABLE_FILES = ("AGENTS.md", "SOUL.md")
 _HOOK_NAME = re.compile(r"^name:\s*[\"']?self-improvement[\"']?\s*$", re.MULTILINE)
-_NOTHING_WRITTEN = "self-improve wrote nothing"
-
-
-# --------------------------------------------------------------------------- the stamp
-
-
-def _sha(data: bytes) -> str:
-    return "sha256:" + hashlib.sha256(data).hexdigest()
 
 
 @dataclass(frozen=True)
-class Stamp:
-    """What ``.self-improve-stamp`` records about the skill folder we installed."""
-
-    version: str
-    files: dict[str, str]  # path relative to the skill folder (posix) -> "sha256:..."
-    created: tuple[str, ...] = ()  # folders install created, relative to the workspace (posix)
-    name: str = "self-improvement"
-
-    @property
-    def content_hash(self) -> str:
-        return _sha("".join(f"{path}\0{digest}\n" for path, digest in sorted(self.files.items())).encode())
-
-    def to_bytes(self) -> bytes:
-        data = {
-            "installed_by": INSTALLED_BY,
-            "name": self.name,
-            "version": self.version,
-            "hash": self.content_hash,
-            "files": dict(sorted(self.files.items())),
-            "created": sorted(self.created),
-        }
-        # Deterministic bytes (no timestamp): install twice must leave an identical tree.
-        return (json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode("utf-8")
-
-    @classmethod
-    def parse(cls, data: bytes) -> Stamp | None:
-        """Our stamp, or None when the bytes are not one (someone else's file, or damaged)."""
-        try:
-            value = json.loads(data)
-        except ValueError:
-            return None
-        if not isinstance(value, dict) or value.get("installed_by") != INSTALLED_BY:
-            return None
-        files, created = value.get("files"), value.get("created", [])
-        if not isinstance(files, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in files.items()):
-            return None
-        if not isinstance(created, list) or not all(isinstance(item, str) for item in created):
-            return None
-        if any(not _safe_relative(path) for path in [*files, *created]):
-            return None  # a stamp must never steer a delete outside its folder
-        return cls(str(value.get("version", "")), dict(files), tuple(created), str(value.get("name", "")))
-
-
-def _safe_relative(path: str) -> bool:
-    parts = Path(path).parts
-    return bool(parts) and not Path(path).is_absolute() and ".." not in parts
-
-
-# --------------------------------------------------------------------------- change types
-
-
-@dataclass
-class TreeChange(FileChange):
-    """Several files of one folder as one change (one summary line), then empty folders pruned."""
-
-    parts: list[FileChange] = field(default_factory=list)
-    prune: tuple[Path, ...] = ()  # deepest first; each removed only if empty
-
-    @property
-    def changed(self) -> bool:
-        return any(part.changed for part in self.parts)
-
-    def diff(self) -> str:
-        return "".join(part.diff() for part in self.parts)
-
-    def preflight(self) -> None:
-        for part in self.parts:
-            part.preflight()
-
-    def apply(self) -> None:
-        for part in self.parts:
-            part.apply()
-        for directory in self.prune:
-            try:
-                directory.rmdir()
-            except OSError:  # not empty (the user's files are in it) or already gone: keep it
-                pass
-
-
-@dataclass
 class BlockChange(FileChange):
     """AGENTS.md, written through ``managed_block.edit_file`` (symlink and root checks, the file's
     mode kept) with the same pure edit the plan ran in dry-run mode; an emptied file stays."""
@@ -188,7 +93,7 @@ class BlockChange(FileChange):
         # Not FileChange's: edit_file refuses a symlinked AGENTS.md rather than writing through it.
         problem = read_only_problem(str(self.path)) if self.changed else None
         if problem is not None:
-            raise SelfImproveError(f"{NAME}: {problem}; {_NOTHING_WRITTEN}")
+            raise SelfImproveError(f"{NAME}: {problem}; {NOTHING_WRITTEN}")
 
     def apply(self) -> None:
         if not self.changed:
@@ -201,146 +106,6 @@ class BlockChange(FileChange):
             raise SelfImproveError(f"{NAME}: {exc}") from None
 
 
-def _unchanged(path: Path, summary: str) -> FileChange:
-    return FileChange(path, None, None, summary=summary)
-
-
-# --------------------------------------------------------------------------- the skill
-
-
-def skill_sources(skill_root: Path) -> dict[str, bytes]:
-    """``SKILL.md`` and every file under ``references/``, by posix path relative to ``skill_root``."""
-    main = skill_root / "SKILL.md"
-    if not main.is_file():
-        raise SelfImproveError(f"{main} is missing: install needs a complete checkout of self-improve")
-    files = {"SKILL.md": main.read_bytes()}
-    references = skill_root / "references"
-    for path in sorted(references.rglob("*")) if references.is_dir() else []:
-        relative = path.relative_to(skill_root)
-        if path.is_file() and not any(part.startswith(".") or part == "__pycache__" for part in relative.parts):
-            files[relative.as_posix()] = path.read_bytes()
-    return files
-
-
-@dataclass(frozen=True)
-class SkillFolder:
-    """What sits at ``<workspace>/skills/<name>/`` now."""
-
-    workspace: Path
-    directory: Path
-    stamp_bytes: bytes | None
-    stamp: Stamp | None
-
-    @classmethod
-    def read(cls, workspace: Path, directory: Path) -> SkillFolder:
-        stamp_path = directory / STAMP_NAME
-        data = stamp_path.read_bytes() if stamp_path.is_file() else None
-        return cls(workspace, directory, data, Stamp.parse(data) if data is not None else None)
-
-    @property
-    def stamp_path(self) -> Path:
-        return self.directory / STAMP_NAME
-
-    def is_free(self) -> bool:
-        """Nothing there yet (or an empty folder)."""
-        return not self.directory.exists() or (self.directory.is_dir() and not any(self.directory.iterdir()))
-
-    def current(self, relative: str) -> bytes | None:
-        path = self.directory / relative
-        return path.read_bytes() if path.is_file() else None
-
-    def edited(self) -> list[str]:
-        """Stamped files whose bytes differ from what we wrote (a deleted one is not "edited")."""
-        assert self.stamp is not None
-        return sorted(
-            relative
-            for relative, digest in self.stamp.files.items()
-            if (data := self.current(relative)) is not None and _sha(data) != digest
-        )
-
-
-def _missing_dirs(workspace: Path, directory: Path, relatives: list[str]) -> set[str]:
-    """Folders between the workspace and each file that do not exist yet (install creates them)."""
-    missing: set[str] = set()
-    for relative in relatives:
-        folder = (directory / relative).parent
-        while folder != workspace and workspace in folder.parents:
-            if not folder.exists():
-                missing.add(folder.relative_to(workspace).as_posix())
-            folder = folder.parent
-    return missing
-
-
-def plan_skill_install(folder: SkillFolder, sources: dict[str, bytes], version: str) -> FileChange:
-    where = folder.directory
-    if where.is_symlink() or (where.exists() and not where.is_dir()):
-        raise SelfImproveError(f"{NAME}: {where} is not a plain folder; {_NOTHING_WRITTEN}")
-    if folder.stamp is None and not folder.is_free():
-        why = "its .self-improve-stamp is not ours" if folder.stamp_bytes is not None else f"no {STAMP_NAME}"
-        raise SelfImproveError(
-            f"{NAME}: {where} holds a skill self-improve did not install ({why}); move it away to "
-            f"install ours; {_NOTHING_WRITTEN}"
-        )
-    stamped = folder.stamp.files if folder.stamp is not None else {}
-    if folder.stamp is not None and (edited := folder.edited()):
-        raise SelfImproveError(
-            f"{NAME}: {', '.join(edited)} in {where} changed since self-improve installed it; "
-            f"save your edit elsewhere and delete the file to update; {_NOTHING_WRITTEN}"
-        )
-    collisions = sorted(rel for rel in sources if rel not in stamped and folder.current(rel) not in (None, sources[rel]))
-    if collisions:
-        raise SelfImproveError(
-            f"{NAME}: {', '.join(collisions)} in {where} is not ours and would be overwritten; "
-            f"{_NOTHING_WRITTEN}"
-        )
-
-    # settle=0: nobody but us writes the skill folder, so no late writer to wait for.
-    parts = [FileChange(where / rel, folder.current(rel), data, settle=0.0) for rel, data in sources.items()]
-    parts += [
-        FileChange(where / rel, folder.current(rel), None, settle=0.0) for rel in sorted(set(stamped) - set(sources))
-    ]
-    created = set(folder.stamp.created if folder.stamp is not None else ())
-    created |= _missing_dirs(folder.workspace, where, [*sources, STAMP_NAME])
-    stamp = Stamp(version, {rel: _sha(data) for rel, data in sources.items()}, tuple(sorted(created)))
-    parts.append(FileChange(folder.stamp_path, folder.stamp_bytes, stamp.to_bytes(), settle=0.0))
-
-    if not any(part.changed for part in parts):
-        summary = f"{NAME}: skill {where} is up to date ({INSTALLED_BY} {version})"
-    elif folder.stamp is None:
-        summary = f"{NAME}: install the skill into {where} ({len(sources)} files)"
-    else:
-        names = sorted(part.path.relative_to(where).as_posix() for part in parts[:-1] if part.changed)
-        summary = f"{NAME}: update the skill in {where} ({', '.join(names) or 'stamp'})"
-    return TreeChange(where, None, None, parts=parts, summary=summary)
-
-
-def plan_skill_uninstall(folder: SkillFolder) -> FileChange:
-    where = folder.directory
-    if not where.exists() and not where.is_symlink():
-        return _unchanged(where, f"{NAME}: no skill in {where}")
-    if folder.stamp is None:
-        return _unchanged(where, f"{NAME}: left {where} alone: self-improve did not install it (no stamp of ours)")
-    if edited := folder.edited():
-        return _unchanged(
-            where,
-            f"{NAME}: left {where} in place: {', '.join(edited)} changed since install "
-            "(delete the folder yourself if you no longer want it)",
-        )
-    parts = [
-        FileChange(where / rel, data, None, settle=0.0)
-        for rel in sorted(folder.stamp.files)
-        if (data := folder.current(rel)) is not None
-    ]
-    parts.append(FileChange(folder.stamp_path, folder.stamp_bytes, None, settle=0.0))
-    ours = set(folder.stamp.files) | {STAMP_NAME}
-    kept = [path for path in where.rglob("*") if path.is_file() and path.relative_to(where).as_posix() not in ours]
-    prune = sorted((folder.workspace / rel for rel in folder.stamp.created), key=lambda p: len(p.parts), reverse=True)
-    summary = f"{NAME}: remove the skill from {where}"
-    if kept:
-        summary += f" (kept {len(kept)} file(s) self-improve did not install)"
-    return TreeChange(where, None, None, parts=parts, prune=tuple(prune), summary=summary)
-
-
 # --------------------------------------------------------------------------- the block
 
 
@@ -348,7 +113,7 @@ def _dry_edit(path: Path, workspace: Path, edit: Callable[[str], str]) -> FileEd
     try:
         return edit_file(path, workspace, edit, dry_run=True)
     except ManagedBlockError as exc:
-        raise SelfImproveError(f"{NAME}: {exc}; {_NOTHING_WRITTEN}") from None
+        raise SelfImproveError(f"{NAME}: {exc}; {NOTHING_WRITTEN}") from None
 
 
 def _text(data: bytes | None) -> str:
@@ -363,7 +128,7 @@ def plan_block_install(workspace: Path) -> FileChange:
         raise SelfImproveError(
             f"{NAME}: {path} would be {javascript_length(after):,} characters with the reminder block, over "
             f"OpenClaw's {OPENCLAW_FILE_LIMIT:,}-character limit (OpenClaw would silently cut the middle of "
-            f"the file); shorten it, then install again; {_NOTHING_WRITTEN}"
+            f"the file); shorten it, then install again; {NOTHING_WRITTEN}"
         )
     if not result.changed:
         summary = f"{NAME}: reminder block in {path} is up to date"
@@ -377,7 +142,7 @@ def plan_block_install(workspace: Path) -> FileChange:
 def plan_block_uninstall(workspace: Path) -> FileChange:
     path = workspace / AGENTS_FILE
     if not path.exists() and not path.is_symlink():
-        return _unchanged(path, f"{NAME}: no {path}: no reminder block to remove")
+        return unchanged(path, f"{NAME}: no {path}: no reminder block to remove")
     result = _dry_edit(path, workspace, uninstall_text)
     after = b"" if result.after is None else result.after  # never delete: see the module doc
     if not result.changed:
@@ -452,14 +217,10 @@ class OpenClawInstaller:
         return os.environ if self.env is None else self.env
 
     def workspace_for(self, target: Target) -> Path:
-        if self.workspace is not None:
-            return self.workspace
-        configured = self._env().get("OPENCLAW_WORKSPACE_DIR")
-        return Path(configured).expanduser() if configured else target.home / ".openclaw" / "workspace"
+        return self.workspace if self.workspace is not None else default_workspace(self._env(), target.home)
 
     def state_for(self, target: Target) -> Path:
-        configured = self._env().get("OPENCLAW_STATE_DIR")
-        return Path(configured).expanduser() if configured else target.home / ".openclaw"
+        return state_dir(self._env(), target.home)
 
     def skill_dir(self, workspace: Path) -> Path:
         return workspace / "skills" / str(self.manifest.option(NAME, "skill_dir"))
@@ -475,13 +236,13 @@ class OpenClawInstaller:
     def plan_install(self, target: Target) -> list[FileChange]:
         workspace = self.workspace_for(target)
         if not workspace.is_dir():
-            return [_unchanged(workspace, _not_set_up(workspace, f"no workspace at {workspace}"))]
+            return [unchanged(workspace, _not_set_up(workspace, f"no workspace at {workspace}"))]
         agents = workspace / AGENTS_FILE
         if not agents.exists() and not agents.is_symlink():
-            return [_unchanged(agents, _not_set_up(workspace, f"{workspace} has no {AGENTS_FILE} yet"))]
+            return [unchanged(agents, _not_set_up(workspace, f"{workspace} has no {AGENTS_FILE} yet"))]
         if reason := occupied_reason(workspace, self.state_for(target)):
             raise SelfImproveError(
-                f"{NAME}: {reason}; remove it to use ours, or keep yours and skip --harness {NAME}; {_NOTHING_WRITTEN}"
+                f"{NAME}: {reason}; remove it to use ours, or keep yours and skip --harness {NAME}; {NOTHING_WRITTEN}"
             )
         skill = plan_skill_install(self._skill_folder(workspace), self._sources(), self.manifest.version)
         return [skill, plan_block_install(workspace)]
@@ -489,7 +250,7 @@ class OpenClawInstaller:
     def plan_uninstall(self, target: Target) -> list[FileChange]:
         workspace = self.workspace_for(target)
         if not workspace.is_dir():
-            return [_unchanged(workspace, f"{NAME}: no workspace at {workspace}: nothing installed")]
+            return [unchanged(workspace, f"{NAME}: no workspace at {workspace}: nothing installed")]
         return [plan_skill_uninstall(self._skill_folder(workspace)), plan_block_uninstall(workspace)]
 
     # -- status --
@@ -535,7 +296,7 @@ class OpenClawInstaller:
         try:
             self.plan_install(target)
         except SelfImproveError as exc:
-            reason = str(exc).removeprefix(f"{NAME}: ").removesuffix(f"; {_NOTHING_WRITTEN}")
+            reason = str(exc).removeprefix(f"{NAME}: ").removesuffix(f"; {NOTHING_WRITTEN}")
             return [f"✗ {NAME}: install would refuse: {reason}"]
         return []
 
@@ -557,6 +318,7 @@ def _not_set_up(workspace: Path, what: str) -> str:
     )
 
 
-def installer(root: Path | None = None) -> OpenClawInstaller:
+def installer(root: Path | None = None, python: str | None = None) -> OpenClawInstaller:
+    """``python`` is for the hook installers' sake: OpenClaw runs no hook of ours."""
     root = root or checkout_root()
     return OpenClawInstaller(manifest=load_manifest(root), root=root)

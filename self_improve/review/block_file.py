@@ -1,0 +1,106 @@
+"""One pure text edit of one instruction file, planned and then written safely.
+
+The plan is a ``changes.PlannedChange`` (the one diff), the target passes ``changes.confined``
+(the one confinement check) and the write goes through ``user_edit.edit_user_file`` (our lock,
+compare-and-replace, the file's mode kept, a read-only file refused).
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Callable
+from pathlib import Path
+
+from self_improve import user_edit
+from self_improve.changes import PlannedChange, confined
+from self_improve.errors import SelfImproveError
+from self_improve.review.block_grammar import ManagedBlockError
+
+
+def _confined(path: Path, project_root: Path) -> Path:
+    try:
+        return confined(path, project_root)
+    except SelfImproveError as exc:
+        raise ManagedBlockError(str(exc)) from None
+
+
+def _planned(target: Path, before: bytes | None, edit: Callable[[str], str], keep_empty: bool) -> PlannedChange:
+    """The new bytes for ``before`` (None: absent); an emptied file is deleted unless kept."""
+    try:
+        before_text = "" if before is None else before.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise ManagedBlockError(
+            f"refusing to edit {target}: not valid UTF-8 (byte {error.start})"
+        ) from None
+    after_text = edit(before_text)
+    after = None if after_text == "" else after_text.encode("utf-8")
+    if after is None and (before == b"" or (keep_empty and before is not None)):
+        after = b""  # an empty file that stays empty is left alone, not deleted
+    return PlannedChange(path=target, before=before, after=after)
+
+
+def _temp_dir_for(project_root: Path) -> str | None:
+    """Where our temp files go: ``.learnings/.state/`` (git-ignored, same filesystem) when it is
+    a real directory, else the user's state dir; never beside the user's file, where a kill
+    would leave one in the project root."""
+    for candidate in (project_root / ".learnings" / ".state", project_root / ".learnings"):
+        try:
+            if stat.S_ISDIR(os.lstat(candidate).st_mode):
+                return str(candidate)
+        except OSError:
+            continue
+    return user_edit.user_temp_dir()
+
+
+def edit_file(
+    path: Path,
+    project_root: Path,
+    edit: Callable[[str], str],
+    *,
+    dry_run: bool = False,
+    keep_empty: bool = False,
+) -> PlannedChange:
+    """Apply a pure text edit to one file inside ``project_root``, safely.
+
+    The file is read as bytes and decoded as strict UTF-8 (no newline translation, so CRLF
+    survives). A relative ``path`` is taken relative to ``project_root``. A missing file is
+    edited as ``""`` and created (with any missing parent directories inside the root). When the
+    edit leaves the text empty, the file is deleted (``keep_empty``: an existing file is emptied
+    instead): an empty instruction file and a missing one mean the same to every harness, and
+    that is what makes "promote then retire" restore a file that did not exist. Directories we
+    created are left in place. The temp file goes to ``.learnings/.state/``; a concurrent
+    writer's change is re-read and the edit re-applied, never lost. With ``dry_run`` nothing is
+    written; ``result.diff(root)`` shows what would change. Raises :class:`ManagedBlockError`
+    on any refusal.
+    """
+    target = _confined(Path(path), project_root)
+    planned = _planned(target, target.read_bytes() if target.exists() else None, edit, keep_empty)
+    if not planned.changed:
+        return planned
+    # Also in a dry run: plan.simulate must meet every refusal before the first real write.
+    problem = user_edit.read_only_problem(str(target))
+    if problem is not None:
+        raise ManagedBlockError(problem)
+    if dry_run:
+        return planned
+    if not target.parent.is_dir():
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise ManagedBlockError(
+                f"refusing to edit {target}: cannot create {target.parent}: {error.strerror}"
+            ) from None
+        # Resolve again: a directory created meanwhile could be a symlink pointing outside.
+        _confined(target, project_root)
+    rounds: list[PlannedChange] = []
+
+    def bytes_edit(current: bytes | None) -> bytes | None:
+        rounds.append(_planned(target, current, edit, keep_empty))
+        return rounds[-1].after
+
+    try:
+        user_edit.edit_user_file(str(target), bytes_edit, temp_dir=_temp_dir_for(project_root))
+    except user_edit.EditRefused as exc:
+        raise ManagedBlockError(str(exc)) from None
+    return rounds[-1]

@@ -1,0 +1,236 @@
+"""The candidates of one review: what the policy (``review/policy.py``) proposes to promote,
+archive and retire among a store's entries. Pure functions, no file is read or written.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import date
+
+from self_improve.review.policy import (
+    PROMOTABLE_STATUSES,
+    Evidence,
+    Policy,
+    RuleProposal,
+    TargetTable,
+    days_since,
+    default_target,
+    evidence,
+    is_critical,
+    is_decayed,
+    meets_promotion_rule,
+    propose_rule,
+    superseded_by,
+)
+from self_improve.store.archive import archive_year, has_unclosed_fence, last_seen_day
+from self_improve.store.entry import ACTIVE_STATUSES, ID_PATTERN, Entry
+
+CLOSED_STATUSES = frozenset({"resolved", "wont_fix", "retired"})
+# Entries whose See Also keeps their targets out of the archive: everything still in use.
+LIVE_STATUSES = ACTIVE_STATUSES | {"promoted_to_skill"}
+# Never proposed by the size cap: a live rule, work in progress, or what the user flagged.
+_SIZE_CAP_EXEMPT_STATUSES = frozenset({"promoted", "promoted_to_skill", "in_progress"})
+
+
+def usable(entries: Sequence[Entry]) -> list[Entry]:
+    """Entries with a well-formed ID that no other entry shares: only those can be acted on by ID
+    (``lint`` reports the others)."""
+    counts: dict[str, int] = {}
+    for entry in entries:
+        counts[entry.id.upper()] = counts.get(entry.id.upper(), 0) + 1
+    return [entry for entry in entries if ID_PATTERN.match(entry.id) and counts[entry.id.upper()] == 1]
+
+
+@dataclass(frozen=True)
+class PromoteCandidate:
+    entry: Entry
+    proof: Evidence
+    critical: bool  # Priority: critical (sorts first; never a reason on its own)
+    meets_rule: bool  # the evidence qualifies it: always True, a candidate meets the rule, critical or not
+    rule: RuleProposal
+    target: str
+
+
+@dataclass(frozen=True)
+class ArchiveCandidate:
+    entry: Entry
+    proof: Evidence
+    why: str  # "stale" | "decayed" | "size_cap" | "marked"
+    reason: str  # one line for people
+    year: str  # the archive file: .learnings/archive/<year>.md
+
+
+@dataclass(frozen=True)
+class RetireCandidate:
+    entry: Entry
+    proof: Evidence
+    reasons: tuple[str, ...]
+    target: str  # the file holding the rule (its Promoted field)
+
+
+@dataclass(frozen=True)
+class ReviewPlan:
+    promote: tuple[PromoteCandidate, ...]
+    archive: tuple[ArchiveCandidate, ...]
+    retire: tuple[RetireCandidate, ...]
+    active_entries: int
+    size_cap: int
+
+    @property
+    def over_cap(self) -> bool:
+        return self.active_entries > self.size_cap
+
+    @property
+    def empty(self) -> bool:
+        return not (self.promote or self.archive or self.retire)
+
+
+def promote_candidates(
+    entries: Sequence[Entry], today: date, policy: Policy, targets: TargetTable, openclaw: bool
+) -> list[PromoteCandidate]:
+    """Entries that meet the promotion rule: critical ones first, then by strength of evidence."""
+    found: list[PromoteCandidate] = []
+    for entry in usable(entries):
+        if entry.status not in PROMOTABLE_STATUSES or superseded_by(entry):
+            continue
+        proof = evidence(entry, today, policy.window_days)
+        meets = meets_promotion_rule(proof, policy) and not is_decayed(entry, today, policy)
+        if not meets:  # critical or not: a self-set priority proves nothing
+            continue
+        found.append(
+            PromoteCandidate(
+                entry=entry,
+                proof=proof,
+                critical=is_critical(entry),
+                meets_rule=meets,
+                rule=propose_rule(entry, policy.max_rule_chars),
+                target=default_target(entry, targets, openclaw),
+            )
+        )
+    found.sort(key=lambda c: (not c.critical, -c.proof.occurrences, -c.proof.tasks, c.entry.id))
+    return found
+
+
+def _referenced_ids(entries: Iterable[Entry], excluded: set[str]) -> set[str]:
+    out: set[str] = set()
+    for entry in entries:
+        if entry.status in LIVE_STATUSES and entry.id.upper() not in excluded:
+            out.update(ref.upper() for ref in entry.see_also if ref.upper() != entry.id.upper())
+    return out
+
+
+def archive_candidates(
+    entries: Sequence[Entry], today: date, policy: Policy, exclude: Iterable[str] = ()
+) -> tuple[list[ArchiveCandidate], int]:
+    """Archive candidates (and the number of active entries, for the size cap message)."""
+    skip = {entry_id.upper() for entry_id in exclude}
+    eligible = usable(entries)
+    reasons: dict[str, tuple[str, str]] = {}
+    for entry in eligible:
+        key = entry.id.upper()
+        if key in skip or has_unclosed_fence(entry):
+            continue
+        age = days_since(last_seen_day(entry), today)
+        if entry.status == "archived":
+            reasons[key] = ("marked", "status is archived but it is still in the learnings files")
+        elif entry.status in CLOSED_STATUSES and age is not None and age > policy.archive_after_days:
+            reasons[key] = ("stale", f"{entry.status}, last seen {age} days ago (over {policy.archive_after_days})")
+        elif is_decayed(entry, today, policy):
+            reasons[key] = (
+                "decayed",
+                f"pending, no occurrence for {age} days (over {policy.decay_after_days}): it no longer counts towards promotion",
+            )
+    # A live entry that points at a candidate keeps it, unless that entry goes too: repeat until
+    # stable, so a cluster of stale entries that cite each other is archived together.
+    while True:
+        protected = _referenced_ids(entries, excluded=set(reasons)) & set(reasons)
+        if not protected:
+            break
+        for key in protected:
+            del reasons[key]
+
+    active = [entry for entry in entries if entry.status in ACTIVE_STATUSES]
+    excess = len(active) - policy.max_active_entries
+    going = sum(1 for entry in active if entry.id.upper() in reasons)
+    if excess - going > 0:
+        referenced = _referenced_ids(entries, excluded=set())
+        ranked = sorted(
+            (
+                entry
+                for entry in eligible
+                if entry.status in ACTIVE_STATUSES
+                and entry.id.upper() not in reasons
+                and entry.id.upper() not in skip
+                and entry.id.upper() not in referenced
+                and entry.status not in _SIZE_CAP_EXEMPT_STATUSES
+                and not is_critical(entry)
+                and not has_unclosed_fence(entry)
+            ),
+            key=lambda e: (e.recurrence_count > 1, (last_seen_day(e) or date.min), e.id),
+        )
+        for entry in ranked[: excess - going]:
+            count = entry.recurrence_count
+            seen = last_seen_day(entry)
+            reasons[entry.id.upper()] = (
+                "size_cap",
+                f"lowest value while over the size cap: seen {count} time{'s' if count != 1 else ''}, last {seen or 'unknown'}",
+            )
+
+    by_id = {entry.id.upper(): entry for entry in eligible}
+    order = {"marked": 0, "stale": 1, "decayed": 2, "size_cap": 3}
+    candidates = [
+        ArchiveCandidate(
+            entry=by_id[key],
+            proof=evidence(by_id[key], today, policy.window_days),
+            why=why,
+            reason=reason,
+            year=archive_year(by_id[key], today),
+        )
+        for key, (why, reason) in reasons.items()
+    ]
+    # Size-cap candidates keep their value ranking; the others go oldest first.
+    rank = {key: n for n, key in enumerate(reasons)}
+    candidates.sort(
+        key=lambda c: (order[c.why], rank[c.entry.id.upper()] if c.why == "size_cap" else 0, c.proof.last_seen, c.entry.id)
+    )
+    return candidates, len(active)
+
+
+def retire_candidates(entries: Sequence[Entry], today: date, policy: Policy) -> list[RetireCandidate]:
+    found: list[RetireCandidate] = []
+    for entry in usable(entries):
+        if entry.status != "promoted":
+            continue
+        proof = evidence(entry, today, policy.window_days)
+        reasons: list[str] = []
+        if entry.harmful > entry.helpful:
+            reasons.append(f"harmful {entry.harmful} > helpful {entry.helpful}")
+        if superseded_by(entry):
+            reasons.append(f"superseded by {superseded_by(entry)}")
+        age = proof.days_since_seen
+        helped = days_since(_day(entry.meta("Last-Helpful")), today)
+        if age is not None and age > policy.stale_after_days and (helped is None or helped > policy.stale_after_days):
+            # A rule that works prevents its own recurrence: a recent `mark --helpful` keeps it.
+            reasons.append(f"not seen for {age} days (over {policy.stale_after_days})")
+        if reasons:
+            found.append(RetireCandidate(entry, proof, tuple(reasons), entry.promoted))
+    found.sort(key=lambda c: c.entry.id)
+    return found
+
+
+def plan_review(
+    entries: Sequence[Entry], today: date, policy: Policy, targets: TargetTable, openclaw: bool
+) -> ReviewPlan:
+    promote = promote_candidates(entries, today, policy, targets, openclaw)
+    retire = retire_candidates(entries, today, policy)
+    # One proposal per entry: promotion wins over archiving (a critical, old, resolved entry).
+    archive, active = archive_candidates(entries, today, policy, exclude=[c.entry.id for c in promote])
+    return ReviewPlan(tuple(promote), tuple(archive), tuple(retire), active, policy.max_active_entries)
+
+
+def _day(value: str) -> date | None:
+    try:
+        return date.fromisoformat(value.strip()[:10])
+    except ValueError:
+        return None

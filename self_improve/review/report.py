@@ -1,0 +1,209 @@
+"""What ``review`` shows: the proposals as JSON and as text, from what was already read.
+
+``--json`` prints ``{"promote": [...], "archive": [...], "retire": [...], "lint": [...]}``, plus
+``"user_scope"`` and ``"drift"`` when there are some; the listing groups the same proposals
+(promote, archive, retire, reconcile, lint) for a person.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from self_improve.output import colour
+from self_improve.review import approval
+from self_improve.review import drift as drift_mod
+from self_improve.review.candidates import ArchiveCandidate, PromoteCandidate, RetireCandidate, ReviewPlan
+from self_improve.review.policy import Evidence, Policy
+from self_improve.store.archive import archive_name
+from self_improve.store.entry import Entry
+from self_improve.store.lint import Problem
+
+
+# ---- JSON ------------------------------------------------------------------------------------------
+
+
+def _common_json(entry: Entry, proof: Evidence) -> dict[str, Any]:
+    return {
+        "id": entry.id,
+        "kind": entry.kind,
+        "summary": entry.summary,
+        "status": entry.status,
+        "priority": entry.priority,
+        "occurrences": proof.total,
+        "tasks": proof.total_tasks,
+        "last_seen": proof.last_seen,
+        "file": entry.file,
+        "line": entry.line,
+    }
+
+
+def promote_json(candidate: PromoteCandidate, policy: Policy) -> dict[str, Any]:
+    return {
+        **_common_json(candidate.entry, candidate.proof),
+        "window_occurrences": candidate.proof.occurrences,
+        "window_tasks": candidate.proof.tasks,
+        "window_days": policy.window_days,
+        "has_task_history": candidate.proof.has_history,
+        "critical": candidate.critical,
+        "meets_rule": candidate.meets_rule,
+        "rule": candidate.rule.text or None,
+        "rule_problem": candidate.rule.problem or None,
+        "target": candidate.target,
+    }
+
+
+def archive_json(candidate: ArchiveCandidate) -> dict[str, Any]:
+    return {
+        **_common_json(candidate.entry, candidate.proof),
+        "reason": candidate.reason,
+        "why": candidate.why,
+        "archive_file": f".learnings/{archive_name(candidate.year)}",
+    }
+
+
+def retire_json(candidate: RetireCandidate) -> dict[str, Any]:
+    return {
+        **_common_json(candidate.entry, candidate.proof),
+        "reason": "; ".join(candidate.reasons),
+        "reasons": list(candidate.reasons),
+        "target": candidate.target,
+        "helpful": candidate.entry.helpful,
+        "harmful": candidate.entry.harmful,
+    }
+
+
+def review_json(
+    plan: ReviewPlan,
+    problems: Sequence[Problem],
+    policy: Policy,
+    *,
+    user_scope: Sequence[dict[str, Any]] = (),
+    assessor: approval.Assessor | None = None,
+    reconciles: Sequence[drift_mod.Reconcile] = (),
+) -> dict[str, Any]:
+    """The four documented groups; ``user_scope`` and ``drift`` only when there is some."""
+    out: dict[str, Any] = {
+        "promote": [promote_json(c, policy) for c in plan.promote],
+        "archive": [archive_json(c) for c in plan.archive],
+        "retire": [retire_json(c) for c in plan.retire],
+        "lint": [{"file": p.file, "line": p.line, "reason": p.reason} for p in problems],
+    }
+    if user_scope:
+        out["user_scope"] = list(user_scope)
+    if assessor is not None:
+        for item, candidate in zip(out["promote"], plan.promote, strict=True):
+            item["provenance"] = assessor.as_json(candidate.entry)
+    if reconciles:
+        out["drift"] = [drift_mod.reconcile_json(r) for r in reconciles]
+    return out
+
+
+# ---- text ------------------------------------------------------------------------------------------
+
+
+def _times(n: int) -> str:
+    return f"{n} time{'s' if n != 1 else ''}"
+
+
+def _tasks(n: int) -> str:
+    return f"{n} task{'s' if n != 1 else ''}"
+
+
+def evidence_line(candidate: PromoteCandidate, policy: Policy) -> str:
+    proof = candidate.proof
+    last = f", last {proof.last_seen}" if proof.last_seen else ""
+    if proof.has_history:
+        seen = f"seen {_times(proof.occurrences)} in {_tasks(proof.tasks)} within {policy.window_days} days ({proof.total} in total){last}"
+    else:
+        seen = f"seen {_times(proof.total)}{last}; no task history (a reference-format entry), so 2 tasks cannot be proven"
+    return f"critical; {seen}" if candidate.critical else seen
+
+
+def promote_lines(
+    candidate: PromoteCandidate, policy: Policy, rule: str | None = None, target: str | None = None, provenance: str = ""
+) -> list[str]:
+    flag = colour("[critical] ", "red") if candidate.critical else ""
+    shown_rule = rule if rule is not None else candidate.rule.text
+    lines = [
+        f"  {colour(candidate.entry.id, 'bold')}  {flag}{candidate.entry.summary}",
+        f"      {evidence_line(candidate, policy)}",
+    ]
+    if shown_rule and (rule is not None or candidate.rule.ok):
+        lines.append(f"      rule:   {shown_rule}")
+    else:
+        lines.append(f"      rule:   (none) {candidate.rule.problem}")
+    lines.append(f"      target: {target or candidate.target}")
+    if provenance:
+        lines.append(f"      {provenance}")
+    return lines
+
+
+def archive_lines(candidate: ArchiveCandidate) -> list[str]:
+    return [
+        f"  {colour(candidate.entry.id, 'bold')}  {candidate.entry.summary}",
+        f"      {candidate.reason} -> .learnings/{archive_name(candidate.year)}",
+    ]
+
+
+def retire_lines(candidate: RetireCandidate) -> list[str]:
+    where = f"; rule in {candidate.target}" if candidate.target else ""
+    return [
+        f"  {colour(candidate.entry.id, 'bold')}  {candidate.entry.summary}",
+        f"      {'; '.join(candidate.reasons)}{where}",
+    ]
+
+
+def size_cap_line(plan: ReviewPlan) -> str:
+    return (
+        f"  Size cap: {plan.active_entries} active entries, over forgetting.max_active_entries ({plan.size_cap}); "
+        "the lowest-value ones are listed for archiving"
+    )
+
+
+def heading(title: str, count: int) -> str:
+    return colour(f"{title} ({count})", "bold")
+
+
+def render_listing(
+    plan: ReviewPlan, problems: list[Problem], policy: Policy, triage_line: str, assessor: approval.Assessor | None = None,
+    reconciles: Sequence[drift_mod.Reconcile] = (),
+) -> str:
+    """The whole listing; ``triage_line`` ("" for none) comes first."""
+    out: list[str] = []
+    if triage_line:
+        out += [triage_line, ""]
+    if plan.promote:
+        out.append(heading("Promote", len(plan.promote)))
+        for promote in plan.promote:
+            out += promote_lines(promote, policy, provenance=assessor.line(promote.entry) if assessor else "")
+        out.append("")
+    if plan.archive or plan.over_cap:
+        out.append(heading("Archive", len(plan.archive)))
+        if plan.over_cap:
+            out.append(size_cap_line(plan))
+        for archived in plan.archive:
+            out += archive_lines(archived)
+        out.append("")
+    if plan.retire:
+        out.append(heading("Retire", len(plan.retire)))
+        for retired in plan.retire:
+            out += retire_lines(retired)
+        out.append("")
+    if reconciles:
+        out.append(heading("Reconcile", len(reconciles)))
+        for reconcile in reconciles:
+            out += drift_mod.reconcile_lines(reconcile)
+        out.append("")
+    if problems:
+        out.append(heading("Lint", len(problems)))
+        out += [f"  {problem.render()}" for problem in problems]
+        out.append("")
+    if plan.empty and not problems and not reconciles:
+        out.append("Nothing to review: no entry to promote, archive or retire, and no lint problem.")
+    elif not plan.empty or any(reconcile.action for reconcile in reconciles):
+        out.append(
+            "Run `self-improve review --yes` to apply them (it promotes only what was recorded on this machine), "
+            "or run it in a terminal to choose one by one."
+        )
+    return "\n".join(out) + "\n"

@@ -1,0 +1,112 @@
+"""One review: the proposals for a store, and applying them as steps.
+
+The policy (``review/policy.py``) proposes; here the proposals become the same steps as
+``promote``, ``retire`` and the archive (``review/promotion.py``, ``review/plan.py``), all
+simulated before the first write, so a refusal changes nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import date
+from typing import Any
+
+from self_improve.review.plan import ArchiveStep, Step, apply, simulate
+from self_improve.review.candidates import ReviewPlan, plan_review
+from self_improve.review.policy import Policy, TargetTable
+from self_improve.review.promotion import plan_promotion, plan_retirement
+from self_improve.review.targets import in_openclaw_workspace
+from self_improve.store.archive import archive_name
+from self_improve.store.entry import ACTIVE_STATUSES
+from self_improve.store.store import Store
+
+
+def build_plan(store: Store, today: date) -> ReviewPlan:
+    store._require()
+    return plan_review(
+        store.entries(),
+        today,
+        Policy.from_settings(store.setting),
+        TargetTable.from_settings(store.setting),
+        in_openclaw_workspace(store),
+    )
+
+
+@dataclass
+class Outcome:
+    lines: list[str] = field(default_factory=list)
+    promoted: int = 0
+    archived: int = 0
+    retired: int = 0
+    skipped: int = 0
+    failed: int = 0
+    reconciled: int = 0
+
+    def counts(self) -> dict[str, int]:
+        """The action counters this outcome adds to (``store/counters.py``)."""
+        return {"rules_promoted": self.promoted, "rules_retired": self.retired, "entries_archived": self.archived}
+
+
+def all_steps(store: Store, plan: ReviewPlan, today: date, outcome: Outcome) -> list[Step]:
+    """Every proposal as steps (promotions without a usable rule are skipped, with a note)."""
+    steps: list[Step] = []
+    for candidate in plan.promote:
+        if not candidate.rule.ok:
+            outcome.skipped += 1
+            outcome.lines.append(f"skipped {candidate.entry.id}: {candidate.rule.problem} (`self-improve promote {candidate.entry.id} --rule TEXT`)")
+            continue
+        promotion = plan_promotion(store, candidate.entry.id, candidate.rule.text, candidate.target)
+        steps.extend(promotion.steps)
+        outcome.promoted += 1
+        outcome.lines.append(f"promoted {candidate.entry.id} to {promotion.target}")
+    for retiring in plan.retire:
+        retirement = plan_retirement(store, retiring.entry.id)
+        steps.extend(retirement.steps)
+        outcome.retired += 1
+        where = " and ".join(retirement.targets) or "no instruction file"
+        outcome.lines.append(f"retired {retiring.entry.id} from {where}")
+    if plan.archive:
+        steps.append(ArchiveStep(tuple(c.entry.id for c in plan.archive), today))
+        for archived in plan.archive:
+            outcome.archived += 1
+            outcome.lines.append(f"archived {archived.entry.id} to .learnings/{archive_name(archived.year)}")
+    return steps
+
+
+def apply_steps(store: Store, steps: Sequence[Step]) -> None:
+    """Simulate, then apply: any refusal stops everything before the first write."""
+    simulate(store, steps)
+    apply(store, steps)
+
+
+def apply_all(store: Store, plan: ReviewPlan, today: date) -> Outcome:
+    outcome = Outcome()
+    apply_steps(store, all_steps(store, plan, today, outcome))
+    return outcome
+
+
+def user_scope_candidates(store: Store) -> list[dict[str, Any]]:
+    """Active entries whose Pattern-Key also recurs in another project: lessons about the user
+    or the machine rather than this project, proposed for the user-wide store."""
+    from self_improve.store.store import projects_with_key
+
+    if store.scope != "project":
+        return []
+    out = []
+    for entry in store.entries():
+        if not entry.pattern_key or entry.status not in ACTIVE_STATUSES:
+            continue
+        others = projects_with_key(entry.kind, entry.pattern_key, exclude=store.root)
+        if others:
+            out.append(
+                {
+                    "id": entry.id,
+                    "summary": entry.summary,
+                    "pattern_key": entry.pattern_key,
+                    "projects": len(others) + 1,
+                    "other_projects": [str(p) for p in others],
+                    "command": f"self-improve show {entry.id} | self-improve import --scope user -",
+                }
+            )
+    return out

@@ -1,0 +1,92 @@
+"""Where a rule may be written: an instruction file inside the project, checked before any edit.
+
+Targets: a Markdown file inside the project, not in ``.learnings/`` or any ``.git/``, and
+neither it nor a directory on the way to it a symlink (a repo's ``targets.*`` setting must not
+aim a rule at a git hook, or through a link at a file outside).
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+import stat
+from pathlib import Path
+
+from self_improve.errors import SelfImproveError, UsageError
+from self_improve.review.policy import is_openclaw_workspace
+from self_improve.store.store import Store
+
+# Where a rule may already live when an entry does not say (reference entries promoted by hand).
+KNOWN_TARGETS = ("CLAUDE.md", "AGENTS.md", ".github/copilot-instructions.md", "SOUL.md")
+OPENCLAW_MARKER_FILES = ("SOUL.md", "IDENTITY.md")
+
+
+def in_openclaw_workspace(store: Store) -> bool:
+    return is_openclaw_workspace(name for name in OPENCLAW_MARKER_FILES if (store.root / name).is_file())
+
+
+def normalise_target(store: Store, raw: str, openclaw: bool | None = None) -> str:
+    """A target as a clean POSIX path relative to the project root, or a one-line refusal."""
+    text = raw.strip()
+    if not text:
+        raise UsageError("--target must not be empty")
+    if "\n" in text or "\r" in text:
+        raise UsageError("--target must be one line")
+    path = Path(text)
+    if path.is_absolute():
+        for root in (store.root, store.root.resolve()):
+            if path.is_relative_to(root):
+                path = path.relative_to(root)
+                break
+        else:
+            raise SelfImproveError(f"refusing to edit {text}: it is outside the project root {store.root}")
+    normal = posixpath.normpath(path.as_posix())
+    if normal == ".." or normal.startswith("../"):
+        raise SelfImproveError(f"refusing to edit {text}: it is outside the project root {store.root}")
+    if not normal.casefold().endswith(".md"):
+        raise UsageError(f"target {text} is not a Markdown file: choose e.g. CLAUDE.md, AGENTS.md or .github/copilot-instructions.md")
+    if normal.split("/", 1)[0] == ".learnings":
+        raise UsageError(f"target {text} is inside .learnings/: choose an instruction file such as CLAUDE.md or AGENTS.md")
+    if ".git" in (part.casefold() for part in normal.split("/")):
+        raise SelfImproveError(f"refusing to edit {store.root / normal}: it is inside .git/")
+    check_no_symlink(store, normal)
+    if openclaw is None:
+        openclaw = in_openclaw_workspace(store)
+    if openclaw and posixpath.basename(normal).casefold() == "tools.md":
+        raise UsageError("OpenClaw does not read TOOLS.md: promote tool gotchas into AGENTS.md (its ## Tools section)")
+    return normal
+
+
+def normalised_or_none(store: Store, raw: str) -> str | None:
+    """:func:`normalise_target` outside an OpenClaw workspace, None where it refuses."""
+    try:
+        return normalise_target(store, raw, openclaw=False)
+    except SelfImproveError:
+        return None
+
+
+def check_no_symlink(store: Store, normal: str) -> None:
+    """Refuse a target that is a symlink, or lies below one, or is not a regular file.
+
+    lstat, component by component from the project root: a link inside the project that points
+    back inside it is refused too (``CLAUDE.md -> .git/config``), as is anything not a file.
+    """
+    path = store.root
+    shown = store.root / normal
+    parts = normal.split("/")
+    for index, part in enumerate(parts):
+        path = path / part
+        try:
+            info = os.lstat(path)
+        except FileNotFoundError:
+            return  # the rest does not exist yet: it is created as plain directories and a file
+        except OSError as exc:
+            raise SelfImproveError(f"refusing to edit {shown}: cannot check {store.relative(path)}: {exc.strerror}") from None
+        if stat.S_ISLNK(info.st_mode):
+            what = "it" if index == len(parts) - 1 else store.relative(path)
+            raise SelfImproveError(f"refusing to edit {shown}: {what} is a symlink")
+        last = index == len(parts) - 1
+        if last and not stat.S_ISREG(info.st_mode):
+            raise SelfImproveError(f"refusing to edit {shown}: it is not a regular file")
+        if not last and not stat.S_ISDIR(info.st_mode):
+            raise SelfImproveError(f"refusing to edit {shown}: {store.relative(path)} is not a directory")

@@ -1,0 +1,75 @@
+"""A detected failure, recorded: the one way the hooks and the OpenClaw watcher write it.
+
+Whichever harness reported the command, the same :class:`~self_improve.events.ToolResult` at the
+same time gives the same occurrence of the same ERR entry:
+
+- the header names the program (``python3`` for ``cd x && python3 app.py``), else the
+  Pattern-Key;
+- Context holds the command line (whitespace collapsed, at most 200 characters) and its exit
+  code, so a reader sees what failed without the transcript;
+- the Error section holds the detector's excerpt;
+- the occurrence is dated ``now`` (the watcher passes when the command ran; the hooks pass None:
+  the store's clock) and counted in the result's session.
+
+Everything goes through ``Store.log``, whose ``cleaned`` redacts every free-text field; the
+command is redacted before it is quoted too, so its fence fits the text that is kept.
+"""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from datetime import datetime
+    from typing import Protocol
+
+    from self_improve.events import ToolResult
+    from self_improve.store.store import LogResult, Store
+
+    class DetectionLike(Protocol):
+        """What ``detect.classify.detect`` returns (and a test's stand-in)."""
+
+        @property
+        def pattern_key(self) -> str: ...
+        @property
+        def title(self) -> str: ...
+        @property
+        def excerpt(self) -> str: ...
+
+MAX_COMMAND_CHARS = 200
+
+
+def record_detection(store: Store, detection: DetectionLike, result: ToolResult, now: datetime | None = None) -> LogResult | None:
+    """Log one occurrence of ``detection``; None (nothing written) when ``hooks.record_errors``
+    is off for this store."""
+    from self_improve.detect.shell import program_name
+    from self_improve.store.store import LogRequest
+
+    if store.setting("hooks.record_errors") is False:
+        return None
+    return store.log(
+        LogRequest(
+            kind="error",
+            summary=detection.title,
+            pattern_key=detection.pattern_key,
+            category=program_name(result.command) or detection.pattern_key,
+            details=command_context(result),
+            session=result.session,
+            excerpt=detection.excerpt,
+            source="error",
+            now=now,
+            logged_by="hook",
+        )
+    )
+
+
+def command_context(result: ToolResult) -> str:
+    """``Command: `make test` (exit 2)``, the command redacted; "" without a command."""
+    from self_improve.store.store import clean_text
+
+    command = " ".join(result.command.split())[:MAX_COMMAND_CHARS]
+    if not command:
+        return ""
+    shown = clean_text(command)
+    fence = "`` " if "`" in shown else "`"  # Markdown inline code: a backtick needs a longer fence
+    code = "unknown" if result.exit_code is None else str(result.exit_code)
+    return f"Command: {fence}{shown}{fence[::-1]} (exit {code})"

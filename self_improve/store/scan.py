@@ -1,0 +1,137 @@
+"""Scans of one learnings file's text at C speed, so that ``log`` never parses every entry of a
+large file: the entry a request merges into, the entry a new one should point to, and whether an
+ID is taken.
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+import re
+from collections.abc import Iterable
+from typing import TypeVar
+
+from self_improve.store.entry import ACTIVE_STATUSES, Entry, entry_offsets, split_lines
+from self_improve.store.similarity import similarity, tokens
+
+T = TypeVar("T")
+
+RELATED_THRESHOLD = 0.5
+# The summary is one line under "### Summary" (or "### Requested Capability" for features). The
+# pattern starts with a literal newline so re can search for it at C speed (an entry's sections
+# never start a file, so a match at offset 0 is not needed).
+_SUMMARY_LINE = re.compile(r"(?i)\n###[ \t]+(?:Summary|Requested Capability)[ \t]*\r?\n(?:[ \t]*\r?\n)*([^\r\n]*)")
+
+
+class FileScan:
+    """C-speed scans of one file's text, so that `log` never parses every entry of a large file.
+
+    Entry boundaries (which need the fence-aware scan) are only computed once a candidate is hit.
+    """
+
+    def __init__(self, text: str, wanted: frozenset[str]) -> None:
+        self.text = text
+        self.wanted = wanted
+        self._offsets: list[int] | None = None
+        self._similar: list[tuple[float, int]] | None = None
+
+    @property
+    def offsets(self) -> list[int]:
+        if self._offsets is None:
+            self._offsets = entry_offsets(self.text)
+        return self._offsets
+
+    def entry_at(self, position: int) -> tuple[tuple[int, int], Entry] | None:
+        offsets = self.offsets
+        index = bisect.bisect_right(offsets, position) - 1
+        if index < 0:
+            return None
+        span = (offsets[index], offsets[index + 1] if index + 1 < len(offsets) else len(self.text))
+        return span, Entry(tuple(split_lines(self.text[span[0] : span[1]])))
+
+    def keyed(self, key: str) -> list[tuple[tuple[int, int], Entry]]:
+        """Entries whose metadata has this Pattern-Key."""
+        out: list[tuple[tuple[int, int], Entry]] = []
+        pattern = rf"(?im)^[-*][ \t]+Pattern-Key:[ \t]*{re.escape(key)}[ \t]*\r?$"
+        for hit in re.finditer(pattern, self.text):
+            found = self.entry_at(hit.start())
+            if found is not None and (not out or out[-1][0] != found[0]):
+                if found[1].pattern_key.casefold() == key.casefold():
+                    out.append(found)
+        return out
+
+    def active_keyed(self, key: str) -> tuple[int, int] | None:
+        """The span of the first active entry with this Pattern-Key: what a request with that key
+        merges into before any similar summary is considered."""
+        for span, entry in self.keyed(key):
+            if entry.status in ACTIVE_STATUSES:
+                return span
+        return None
+
+    def similar(self, threshold: float) -> list[tuple[tuple[int, int], Entry]]:
+        """Entries whose summary line scores at least ``threshold`` (at least RELATED_THRESHOLD)."""
+        if self._similar is None:
+            self._similar = []
+            required = _required_tokens(self.wanted, RELATED_THRESHOLD)
+            for hit in _SUMMARY_LINE.finditer(self.text):
+                line = hit.group(1)
+                # re's IGNORECASE is not full case folding, and a non-ASCII character may fold
+                # into an ASCII token ("ß" -> "ss"): only ASCII lines are pre-filtered.
+                if required and line.isascii():
+                    lowered = line.lower()
+                    if not any(token in lowered for token in required):
+                        continue
+                score = similarity(self.wanted, tokens(line))
+                if score >= RELATED_THRESHOLD:
+                    self._similar.append((score, hit.start() + 1))
+        out = []
+        for score, position in self._similar:
+            if score >= threshold and (found := self.entry_at(position)) is not None:
+                out.append(found)
+        return out
+
+
+def _required_tokens(wanted: frozenset[str], threshold: float) -> tuple[str, ...]:
+    """Tokens of which a summary reaching ``threshold`` must contain at least one: a cheap
+    pre-filter before exact scoring. Jaccard >= t needs at least ceil(t*|A|) of the wanted
+    tokens, so any |A| - ceil(t*|A|) + 1 of them must include one the candidate has
+    (pigeonhole). () when a wanted token is not ASCII (then every line is scored)."""
+    if not wanted or not all(token.isascii() for token in wanted):
+        return ()
+    need = math.ceil(threshold * len(wanted))
+    return tuple(sorted(wanted, key=lambda t: (-len(t), t))[: len(wanted) - need + 1])
+
+
+class IdsIn:
+    """``candidate in ids`` without listing every ID of a large file."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def __contains__(self, candidate: object) -> bool:
+        header = rf"##[ \t]+\[[ \t]*{re.escape(str(candidate))}[ \t]*\]"
+        # "\n" first: a literal start lets re search at C speed instead of trying every line.
+        return re.search(rf"(?i)\n{header}", self.text) is not None or re.match(rf"(?i){header}", self.text) is not None
+
+
+def closest(candidates: Iterable[tuple[T, Entry]], wanted: frozenset[str], pattern_key: str, threshold: float) -> T | None:
+    """Among active candidates with no Pattern-Key or this one, the first whose summary is the
+    most similar to ``wanted``, if it reaches ``threshold``; each candidate comes with its handle."""
+    best: tuple[float, T] | None = None
+    for handle, entry in candidates:
+        if entry.status not in ACTIVE_STATUSES:
+            continue
+        if entry.pattern_key and entry.pattern_key.casefold() != pattern_key.casefold():
+            continue
+        score = similarity(wanted, tokens(entry.summary))
+        if score >= threshold and (best is None or score > best[0]):
+            best = (score, handle)
+    return best[1] if best else None
+
+
+def related(scan: FileScan) -> str:
+    """See Also for a new entry: the closest entry that is similar but below the merge threshold."""
+    if len(scan.wanted) < 3:
+        return ""
+    scored = [(similarity(scan.wanted, tokens(entry.summary)), entry.id) for _, entry in scan.similar(RELATED_THRESHOLD)]
+    return max(scored)[1] if scored else ""

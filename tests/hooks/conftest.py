@@ -1,0 +1,25 @@
+"""The hooks' tests: a project with ``.learnings/``, and a home of their own for each test (its
+debug log, its user config), with none of the XDG variables that would point elsewhere."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from self_improve.store.store import Store
+
+
+@pytest.fixture()
+def project(tmp_path: Path) -> Path:
+    Store(tmp_path).init()
+    return tmp_path
+
+
+@pytest.fixture(autouse=True)
+def isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    home = tmp_path_factory.mktemp("home")
+    monkeypatch.setenv("HOME", str(home))
+    for name in ("XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME", "SELF_IMPROVE_DEBUG"):
+        monkeypatch.delenv(name, raising=False)
+    return home
