@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from self_improve.store import config as config_mod
-from self_improve.store import config_trust
+from self_improve.store import settings
 from self_improve.atomic import atomic_write
 from self_improve.commands._common import add_json_flag, store_from
 from self_improve.errors import UsageError
@@ -60,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
         path.parent.mkdir(parents=True, exist_ok=True)
     else:
         store._require()
-        if store.scope == "project" and config_trust.is_personal(section, name):
+        if store.scope == "project" and settings.is_personal(section, name):
             raise UsageError(
                 f"{args.key} is personal: a project's config cannot set it (it arrives with the repository); "
                 f"use `self-improve config set --user {args.key} {args.value}`"

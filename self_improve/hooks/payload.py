@@ -8,7 +8,6 @@ hooks and their state files use it directly (:func:`parse_json`).
 from __future__ import annotations
 
 from self_improve.hooks.budget import BUDGET, MAX_PARSED_BYTES, read_capped
-from self_improve.hooks.debug import debug
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -20,6 +19,8 @@ def read_payload(stream: Any, name: str = "hook") -> dict[str, Any] | None:
     (one debug line): the rest of stdin is drained and dropped."""
     raw, size = read_capped(stream)
     if raw is None:
+        from self_improve.hooks.debug import debug
+
         debug(f"{name}: payload over {MAX_PARSED_BYTES >> 20} MiB ({size} bytes); ignored, printed nothing")
         return None
     if not raw:

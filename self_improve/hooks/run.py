@@ -20,8 +20,14 @@ import time
 from self_improve.harnesses.registry import hook_adapter_for
 from self_improve.hooks import state as hook_state
 from self_improve.hooks.budget import BUDGET, DEADLINE_SECONDS, DeadlineExceeded
-from self_improve.hooks.debug import debug
 from self_improve.hooks.payload import read_payload
+
+
+def debug(message: str, exc: BaseException | None = None) -> None:
+    """``hooks.debug.debug``, imported only when there is something to log."""
+    from self_improve.hooks import debug as log
+
+    log.debug(message, exc)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

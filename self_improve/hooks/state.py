@@ -14,7 +14,7 @@
 
 Every file of a project's store is opened through ``store/trust.py`` (no links, regular files
 only, owned by the user); a store that breaks the trust model makes the hooks do nothing, with
-one line in the debug log. The project's config is filtered by ``config_trust``: personal
+one line in the debug log. The project's config is filtered by ``settings``: personal
 settings (reminder mode, injection sizes, TTLs, rules with titles) come from the user's own
 config only.
 
@@ -35,7 +35,6 @@ from self_improve.paths import (
     user_config_path,
     user_state_dir,
 )
-from self_improve.store import counters
 from self_improve.store.trust import StoreDir, UntrustedStore, find_store_root, is_safe_listed
 
 TYPE_CHECKING = False
@@ -118,12 +117,12 @@ def _read_user_toml(path: str) -> dict[str, Any]:
 
 
 def effective_config(user: dict[str, Any], project: dict[str, Any]) -> dict[str, Any]:
-    """The user's config overlaid with what the project's may set (``config_trust``)."""
-    from self_improve.store import config_trust
+    """The user's config overlaid with what the project's may set (``settings``)."""
+    from self_improve.store import settings
 
     merged: dict[str, Any] = {}
-    config_trust.overlay_user(merged, user)
-    config_trust.overlay_project(merged, project)
+    settings.overlay_user(merged, user)
+    settings.overlay_project(merged, project)
     return merged
 
 
@@ -263,18 +262,24 @@ class Context:
 
     # ---- per-session state and counters ------------------------------------------------------------
     def _locked(self) -> Any:
+        from self_improve.store import counters  # only a call that writes state needs it
+
         return counters.state_lock(self.fs, self.state)
 
     def _session_name(self) -> str:
         return self.state + "sessions/" + session_file_name(self.session)
 
     def _update(self, name: str, update: Callable[[dict[str, int]], bool]) -> bool:
+        from self_improve.store import counters
+
         data = counters.read_ints(self.fs, name, parse_json) or {}
         result = update(data)
         counters.write_ints(self.fs, name, data)
         return result
 
     def _count(self, nudges: dict[str, int]) -> None:
+        from self_improve.store import counters
+
         counters.add(self.fs, nudges, self.state, parse_json)
 
     def bump(self, counter: str, by: int = 1) -> None:
@@ -282,6 +287,8 @@ class Context:
             self._count({counter: by})
 
     def note_error_nudge(self, recall: bool) -> None:
+        from self_improve.store import counters
+
         with self._locked():
             counters.update_ints(self.fs, self._session_name(), {"errors_since_reminder": 1}, parse_json)
             self._count({"error_nudges": 1, "recalls": 1} if recall else {"error_nudges": 1})

@@ -2,7 +2,7 @@
 
 It knows the Markdown entry grammar (``entry``, lossless: the raw lines are the truth), the
 settings and their defaults (``settings``, ``config``), the trust model of a store directory
-(``trust``, ``config_trust``), and every write: ``Store.log`` merges an occurrence into a
+(``trust``, ``settings``), and every write: ``Store.log`` merges an occurrence into a
 matching entry or appends one, ``Store.update`` rewrites one entry, ``archive`` moves entries to
 ``.learnings/archive/``, ``merge`` is git's merge driver for these files. Every write holds the
 store's lock and is atomic. The store imports only the rooms below it (``detect``, ``events``)

@@ -50,7 +50,7 @@ def load(learnings_dir: Path, *, trusted: bool = False) -> dict[str, Any]:
     """Defaults, overlaid with the user-level config, overlaid with the store's own config.
 
     A project's store (``trusted=False``) came with the repository: its personal settings are
-    ignored and its thresholds clamped (``config_trust``). The user-wide store's config
+    ignored and its thresholds clamped (``settings``). The user-wide store's config
     (``trusted=True``) is the user's own. A value of the wrong type is refused.
     """
     return load_with_report(learnings_dir, trusted=trusted)[0]
@@ -58,29 +58,29 @@ def load(learnings_dir: Path, *, trusted: bool = False) -> dict[str, Any]:
 
 def load_with_report(learnings_dir: Path, *, trusted: bool = False) -> tuple[dict[str, Any], list[str]]:
     """``load``, and one line per project setting that was ignored or clamped (for ``doctor``)."""
-    from self_improve.store import config_trust
+    from self_improve.store import settings
     from self_improve.paths import user_config_path
 
     merged = defaults()
     user_path = Path(user_config_path())
     user = _checked(read_user_config(user_path), user_path)
-    config_trust.overlay_user(merged, user)
+    settings.overlay_user(merged, user)
     own_path = config_path(learnings_dir)
     own = _checked(read_user_config(own_path), own_path)
     if trusted or own_path.resolve() == user_path.resolve():
-        config_trust.overlay_user(merged, own)
+        settings.overlay_user(merged, own)
         return merged, []
-    return merged, config_trust.overlay_project(merged, own)
+    return merged, settings.overlay_project(merged, own)
 
 
 def user_setting(key: str) -> Any:
     """A personal setting as the user set it: defaults overlaid with the user-level config only."""
-    from self_improve.store import config_trust
+    from self_improve.store import settings
     from self_improve.paths import user_config_path
 
     merged = defaults()
     user_path = Path(user_config_path())
-    config_trust.overlay_user(merged, _checked(read_user_config(user_path), user_path))
+    settings.overlay_user(merged, _checked(read_user_config(user_path), user_path))
     return get(merged, key)
 
 

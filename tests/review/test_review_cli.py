@@ -167,7 +167,7 @@ def test_nothing_to_review(tmp_path: Path) -> None:
 
 
 def test_size_cap_is_reported(project: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
-    # A project may not go below 10 (config_trust clamps it): the user's own config may.
+    # A project may not go below 10 (store/settings.py clamps it): the user's own config may.
     env = {**TODAY, **user_config(tmp_path_factory, "[forgetting]\nmax_active_entries = 4\n")}
     text = review(project, env=env)
     assert "  Size cap: 7 active entries, over forgetting.max_active_entries (4); the lowest-value ones are listed for archiving\n" in text

@@ -13,7 +13,8 @@ from hypothesis import HealthCheck, given, reject, settings
 from hypothesis import strategies as st
 
 from self_improve.store import config as config_mod
-from self_improve.store import config_edit, config_trust
+from self_improve.store import config_edit
+from self_improve.store import settings as settings_table
 from self_improve.errors import SelfImproveError, UsageError
 from tests.helpers import run_cli
 
@@ -105,8 +106,8 @@ def test_bounds_agree_with_the_table_of_defaults() -> None:
         assert setting.min <= setting.default <= setting.max, setting.key
         if setting.project is not None:
             assert setting.min <= setting.project[0] <= setting.default <= setting.project[1] <= setting.max, setting.key
-    project_settable = {s.key: s.project for s in numeric if not config_trust.is_personal(*s.key.split(".", 1))}
-    assert config_trust.BOUNDS == project_settable
+    project_settable = {s.key: s.project for s in numeric if not settings_table.is_personal(*s.key.split(".", 1))}
+    assert settings_table.BOUNDS == project_settable
     assert all(s.min is None and s.project is None for s in config_mod.SETTINGS if s not in numeric)
 
 

@@ -304,7 +304,7 @@ def test_control_without_the_driver_the_same_histories_conflict(project: tuple[P
 
 
 def test_driver_bounds_occurrences_with_the_projects_setting(project: tuple[Path, Store]) -> None:
-    # 5: the lowest bound a project's config may set (config_trust clamps it); the default is 20.
+    # 5: the lowest bound a project's config may set (store/settings.py clamps it); the default is 20.
     repo, store = project
     assert run_cli("config", "set", "log.max_occurrences", "5", cwd=repo).returncode == 0
     store = Store(repo)  # re-read the config

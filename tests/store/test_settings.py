@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from self_improve.store import config_trust, settings
+from self_improve.store import settings
 from tests.helpers import REPO, run_cli
 
 TYPES = (bool, int, float, str, list)
@@ -37,7 +37,7 @@ def test_each_default_is_of_its_declared_type_within_its_range(setting: settings
         assert all(isinstance(item, str) for item in setting.default)
     if setting.personal:
         assert setting.project is None  # a project cannot set it, so it has nothing to clamp
-        assert config_trust.is_personal(section, name)
+        assert settings.is_personal(section, name)
 
 
 def test_keys_are_unique_and_default_returns_a_fresh_copy() -> None:
