@@ -344,7 +344,7 @@ def add_transcript_arguments(parser: argparse.ArgumentParser) -> None:
 
 def transcript_paths(args: argparse.Namespace) -> tuple[Path, Path]:
     """OpenClaw's state directory and the offsets file, from the flags or their defaults."""
-    from self_improve.harnesses.openclaw import adapter as openclaw
+    from self_improve.harnesses import openclaw as openclaw
     from self_improve.harnesses.openclaw.transcripts import default_offsets_path
 
     state = Path(args.state_dir).expanduser() if args.state_dir else openclaw.state_dir()

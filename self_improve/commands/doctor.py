@@ -265,7 +265,7 @@ def _fire(name: str, registration: FoundHook, python: str, script: Path) -> Chec
 
 
 def openclaw_checks() -> list[Check]:
-    from self_improve.harnesses.openclaw.adapter import default_workspace
+    from self_improve.harnesses.openclaw import default_workspace
 
     workspace = Path(default_workspace())
     if not workspace.is_dir():

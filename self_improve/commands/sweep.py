@@ -55,7 +55,7 @@ def parse_since(text: str, now: datetime | None = None) -> datetime:
 
 
 def run(args: argparse.Namespace) -> int:
-    from self_improve.harnesses.openclaw import adapter as openclaw
+    from self_improve.harnesses import openclaw as openclaw
     from self_improve.harnesses.openclaw.block import refresh_for_projects
     from self_improve.harnesses.openclaw.sweep import sweep
     from self_improve.harnesses.openclaw.transcripts import Offsets, OffsetsError, zstd_backend

@@ -1,8 +1,8 @@
 """What a harness provides: an adapter (its payloads in, its hook output out, its agent sessions)
 and an installer (our hooks or files into its configuration).
 
-A harness is one package, ``harnesses/<name>/``, with ``adapter.py`` and ``install.py``, and one
-line in ``harnesses/registry.py``. The adapter module itself is the :class:`Adapter` (module
+A harness is one package, ``harnesses/<name>/`` (its ``__init__.py`` is the adapter, its
+``install.py`` the installer), and one line in ``harnesses/registry.py``. The adapter module itself is the :class:`Adapter` (module
 functions, no class to instantiate): the hooks import it on every call, so it stays on the
 cheapest standard library. ``install.py`` exposes ``installer(root, python)`` returning an
 :class:`Installer`; only ``install``, ``uninstall`` and ``doctor`` import it.
@@ -21,7 +21,7 @@ from self_improve.harnesses.installer import FileChange, Target
 
 
 class Adapter(Protocol):
-    """Every harness's ``adapter.py``."""
+    """Every harness's package (its ``__init__.py``)."""
 
     NAME: str  # the registry's name: ``--harness NAME``
     LABEL: str  # how messages name it: "Claude Code"
@@ -33,7 +33,7 @@ class Adapter(Protocol):
 
 
 class HookAdapter(Adapter, Protocol):
-    """The ``adapter.py`` of a harness that runs our hook scripts (``registry.Harness.hooks``)."""
+    """The package of a harness that runs our hook scripts (``registry.Harness.hooks``)."""
 
     def matches(self, payload: dict[str, Any]) -> bool:
         """Whether ``payload`` came from this harness."""

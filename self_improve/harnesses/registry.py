@@ -1,6 +1,6 @@
 """Every harness self-improve works with, in one list: a new harness is a package under
-``harnesses/`` (``adapter.py`` and ``install.py``, see ``base.py``) and one line in
-:data:`HARNESSES`.
+``harnesses/`` (its ``__init__.py`` is the adapter, its ``install.py`` the installer, see
+``base.py``) and one line in :data:`HARNESSES`.
 
 Everything that enumerates harnesses goes through here: the hooks' choice of adapter, agent
 session detection, ``install``/``uninstall``/``doctor``. Modules are imported when first asked
@@ -28,15 +28,18 @@ class Harness:
         self.package = package
         self.hooks = hooks
 
-    def _module(self, name: str) -> Any:
-        return __import__(f"{self.package}.{name}", fromlist=(name,))
+    def _module(self, name: str = "") -> Any:
+        dotted = f"{self.package}.{name}" if name else self.package
+        return __import__(dotted, fromlist=(name or "*",))
 
+    # The package itself is the adapter: what the hooks import on every call is one module, not a
+    # package and a module in it (each costs the hook a directory scan and a load).
     def adapter(self) -> Adapter:
-        adapter: Adapter = self._module("adapter")
+        adapter: Adapter = self._module()
         return adapter
 
     def hook_adapter(self) -> HookAdapter:
-        adapter: HookAdapter = self._module("adapter")
+        adapter: HookAdapter = self._module()
         return adapter
 
     def installer(self, root: Path | None = None, python: str | None = None) -> Installer:

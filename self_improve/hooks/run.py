@@ -20,7 +20,7 @@ import time
 from self_improve.harnesses.registry import hook_adapter_for
 from self_improve.hooks import state as hook_state
 from self_improve.hooks.budget import BUDGET, DEADLINE_SECONDS, DeadlineExceeded
-from self_improve.hooks.payload import read_payload
+from self_improve.hooks.budget import read_payload
 
 
 def debug(message: str, exc: BaseException | None = None) -> None:

@@ -27,7 +27,7 @@ import os
 import time
 
 from self_improve.events import Frozen
-from self_improve.hooks.payload import parse_json
+from self_improve.hooks.budget import parse_json
 from self_improve.paths import (
     LAST_SESSION,
     LEARNINGS_DIR,
@@ -118,6 +118,8 @@ def _read_user_toml(path: str) -> dict[str, Any]:
 
 def effective_config(user: dict[str, Any], project: dict[str, Any]) -> dict[str, Any]:
     """The user's config overlaid with what the project's may set (``settings``)."""
+    if not user and not project:
+        return {}  # no config at all, the common case: every setting is its default
     from self_improve.store import settings
 
     merged: dict[str, Any] = {}
@@ -176,7 +178,9 @@ class Context:
         root = find_store_root(cwd) if cwd and os.path.isabs(cwd) else None
         user_config = _read_user_toml(user_config_path())
         if root is not None:
-            safe = _setting(user_config, "trust.safe_directories")
+            # Without a [trust] table nothing is safe-listed; the table of settings (its import
+            # is a cost on every call) is read only when there is one.
+            safe = _setting(user_config, "trust.safe_directories") if "trust" in user_config else []
             fs = StoreDir(os.path.join(root, LEARNINGS_DIR), owner_ok=is_safe_listed(os.path.join(root, LEARNINGS_DIR), safe))
             try:
                 fs.check_top_level()

@@ -8,7 +8,7 @@ link. Counters are best effort: a write is not fsynced.
 
 The file holds whole numbers only, and is written by hand: ``json.dumps`` would import ``json``
 (and ``re``) on a hook's every prompt. Its readers pass the parser they can afford (the hooks
-their ``_json`` scanner, ``hooks.payload.parse_json``); ``json.loads`` by default.
+their ``_json`` scanner, ``hooks.budget.parse_json``); ``json.loads`` by default.
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from self_improve.harnesses import agent_env
-from self_improve.harnesses.claude import adapter as claude_adapter
+from self_improve.harnesses import claude as claude_adapter
 from tests.e2e.claude_client import ClaudeRun
 from tests.e2e.mock_anthropic import MockAnthropic, tool_results
 from tests.e2e.scenario import VENV_BIN, RunTurn, one_turn, why

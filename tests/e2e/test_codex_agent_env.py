@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from self_improve.harnesses import agent_env
-from self_improve.harnesses.codex import adapter as codex_adapter
+from self_improve.harnesses import codex as codex_adapter
 from tests.e2e.codex_client import CodexRun
 from tests.e2e.mock_responses import MockResponses, tool_outputs
 from tests.e2e.scenario import VENV_BIN, RunTurn, one_turn, why

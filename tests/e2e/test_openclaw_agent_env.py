@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from self_improve.harnesses import agent_env
-from self_improve.harnesses.openclaw import adapter as openclaw_adapter
+from self_improve.harnesses import openclaw as openclaw_adapter
 from tests.e2e.mock_openai import MockOpenAI, MockScript
 from tests.e2e.openclaw_client import OpenClawInstall
 from tests.e2e.scenario import VENV_BIN

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from self_improve.errors import UsageError
-from self_improve.harnesses.claude import adapter as claude
-from self_improve.harnesses.codex import adapter as codex
+from self_improve.harnesses import claude as claude
+from self_improve.harnesses import codex as codex
 from self_improve.harnesses.codex import install as codex_install
 from self_improve.harnesses import installer as inst
 from tests.helpers import FIXTURES, REPO
@@ -162,7 +162,7 @@ def test_the_hot_path_import_stays_light() -> None:
     import subprocess
     import sys
 
-    code = "import sys, self_improve.harnesses.codex.adapter; print(sorted(m for m in sys.modules if m.startswith('self_improve')))"
+    code = "import sys, self_improve.harnesses.codex; print(sorted(m for m in sys.modules if m.startswith('self_improve')))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, check=True).stdout
     assert "installer" not in out and "jsonedit" not in out
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from self_improve.harnesses.openclaw import adapter as openclaw
+from self_improve.harnesses import openclaw as openclaw
 from self_improve.events import ToolResult
 
 SHARED = Path(__file__).resolve().parents[1] / "data" / "openclaw"

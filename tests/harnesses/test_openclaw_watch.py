@@ -36,7 +36,7 @@ from pathlib import Path
 
 import pytest
 
-from self_improve.harnesses.openclaw import adapter as openclaw
+from self_improve.harnesses import openclaw as openclaw
 from self_improve.harnesses.openclaw import sweep as ow
 from self_improve.harnesses.openclaw import transcripts
 from self_improve.harnesses.openclaw import watch as watcher

@@ -11,8 +11,8 @@ import pytest
 
 from self_improve.errors import UsageError
 from self_improve.harnesses import agent_env, base, registry
-from self_improve.harnesses.claude import adapter as claude
-from self_improve.harnesses.codex import adapter as codex
+from self_improve.harnesses import claude as claude
+from self_improve.harnesses import codex as codex
 from tests.helpers import FIXTURES, REPO
 
 

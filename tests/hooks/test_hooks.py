@@ -280,7 +280,7 @@ def test_concurrent_prompt_hooks_count_every_prompt(project: Path) -> None:
 @settings(max_examples=300, deadline=None)
 @given(value=JSON_VALUES, padding=st.sampled_from(["", " ", "\n", " \r\n\t"]))
 def test_parse_json_agrees_with_json_loads(value: Any, padding: str) -> None:
-    from self_improve.hooks.payload import parse_json
+    from self_improve.hooks.budget import parse_json
 
     text = padding + json.dumps(value) + padding
     assert parse_json(text) == json.loads(text)
@@ -289,7 +289,7 @@ def test_parse_json_agrees_with_json_loads(value: Any, padding: str) -> None:
 @settings(max_examples=300, deadline=None)
 @given(st.text(max_size=40))
 def test_parse_json_rejects_what_json_loads_rejects(text: str) -> None:
-    from self_improve.hooks.payload import parse_json
+    from self_improve.hooks.budget import parse_json
 
     try:
         expected = json.loads(text)

@@ -20,8 +20,8 @@ import pytest
 from self_improve.hooks import budget as hook_budget
 from self_improve.detect import classify as errors
 from self_improve.detect import shell
-from self_improve.harnesses.claude import adapter as claude
-from self_improve.harnesses.codex import adapter as codex
+from self_improve.harnesses import claude as claude
+from self_improve.harnesses import codex as codex
 from self_improve.events import ToolResult
 from self_improve.hooks.budget import MAX_PARSED_BYTES, Budget, DeadlineExceeded, read_capped
 from self_improve.store.store import Store

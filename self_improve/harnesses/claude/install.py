@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import ClassVar
 
 from self_improve.errors import UsageError
-from self_improve.harnesses.claude.adapter import NAME
+from self_improve.harnesses.claude import NAME
 from self_improve.harnesses.hooks_file import HooksFileInstaller
 from self_improve.harnesses.installer import Target, checkout_root, expand, load_manifest
 

@@ -1,6 +1,6 @@
 """Codex installer: our hooks in ``~/.codex/hooks.json`` or ``<project>/.codex/hooks.json``.
 
-The file has Claude Code's shape (see ``codex/adapter.py``), so the merge is ``hooks_file``'s;
+The file has Claude Code's shape (see ``codex/__init__.py``), so the merge is ``hooks_file``'s;
 what is Codex's own is the scopes, the trust review it needs, and its feature switch.
 """
 
@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import ClassVar
 
 from self_improve.errors import UsageError
-from self_improve.harnesses.codex.adapter import NAME
+from self_improve.harnesses.codex import NAME
 from self_improve.harnesses.hooks_file import HooksFileInstaller
 from self_improve.harnesses.installer import Target, checkout_root, load_manifest
 

@@ -145,7 +145,7 @@ def refresh_for_projects(projects: Iterable[Path], workspace: Path | None = None
     not stop the recording. ``workspace`` defaults to OpenClaw's (``$OPENCLAW_WORKSPACE_DIR``, else
     ``~/.openclaw/workspace``).
     """
-    from self_improve.harnesses.openclaw.adapter import default_workspace
+    from self_improve.harnesses.openclaw import default_workspace
 
     where = workspace if workspace is not None else default_workspace()
     try:

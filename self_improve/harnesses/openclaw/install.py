@@ -43,7 +43,7 @@ from pathlib import Path
 
 from self_improve.errors import SelfImproveError, UsageError
 from self_improve.harnesses.installer import FileChange, Manifest, Target, checkout_root, load_manifest, unchanged
-from self_improve.harnesses.openclaw.adapter import NAME, default_workspace, state_dir
+from self_improve.harnesses.openclaw import NAME, default_workspace, state_dir
 from self_improve.harnesses.openclaw.block import (
     AGENTS_FILE,
     has_block,

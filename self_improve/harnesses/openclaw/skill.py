@@ -28,7 +28,7 @@ from pathlib import Path
 from self_improve.changes import confined
 from self_improve.errors import SelfImproveError
 from self_improve.harnesses.installer import DIFF_ROOT, FileChange, unchanged
-from self_improve.harnesses.openclaw.adapter import NAME
+from self_improve.harnesses.openclaw import NAME
 
 STAMP_NAME = ".self-improve-stamp"
 INSTALLED_BY = "self-improve"

@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any
 
 from self_improve.detect.shell import leading_cd
 from self_improve.events import ToolResult
-from self_improve.harnesses.openclaw import adapter as openclaw
+from self_improve.harnesses import openclaw as openclaw
 from self_improve.harnesses.openclaw.transcripts import (
     DatabaseBusy,
     Offsets,

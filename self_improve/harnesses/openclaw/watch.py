@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from self_improve.harnesses.openclaw import adapter as openclaw
+from self_improve.harnesses import openclaw as openclaw
 from self_improve.harnesses.openclaw.sweep import Detector, OnRecorded, Recorder, SweepReport, sweep
 from self_improve.harnesses.openclaw.transcripts import Offsets, OffsetsError
 
