@@ -59,6 +59,19 @@ def label_for(path: Path, root: Path | None) -> str:
     return str(path)
 
 
+def is_within(path: Path | str, root: Path | str) -> bool:
+    """Whether ``path`` is ``root`` or below it (by the names given: resolve both first)."""
+    path, root = os.path.normpath(os.fspath(path)), os.path.normpath(os.fspath(root))
+    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
+
+
+def check_inside_root(path: Path | str, root: Path | str) -> None:
+    """Refuse to write through a symlink (or ``..``) that leads outside the project root."""
+    real = os.path.realpath(path)
+    if not is_within(real, os.path.realpath(root)):
+        raise SelfImproveError(f"refusing to write {os.fspath(path)}: it leads outside the project root {os.fspath(root)} (to {real})")
+
+
 def confined(path: Path | str, root: Path) -> Path:
     """The absolute file ``path`` (relative to ``root`` unless absolute) names, refused when it is
     a symlink, resolves outside ``root`` (a ``..`` or a linked parent directory), or exists and
@@ -69,9 +82,8 @@ def confined(path: Path | str, root: Path) -> Path:
     target = Path(path) if Path(path).is_absolute() else root / path
     if target.is_symlink():
         raise SelfImproveError(f"refusing to write {target}: it is a symlink")
+    check_inside_root(target, root)
     resolved = target.resolve()
-    if not resolved.is_relative_to(real_root):
-        raise SelfImproveError(f"refusing to write {target}: it leads outside the project root {root} (to {resolved})")
     try:
         mode = os.lstat(resolved).st_mode
     except FileNotFoundError:

@@ -34,7 +34,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from self_improve.errors import SelfImproveError
-from self_improve.paths import LEARNINGS_DIR, STATE_DIR, check_inside_root
+from self_improve.changes import check_inside_root
+from self_improve.paths import LEARNINGS_DIR, STATE_DIR
 from self_improve.store.entry import split_lines
 from self_improve.store.three_way import dominant_eol
 from self_improve.user_edit import (

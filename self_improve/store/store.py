@@ -243,7 +243,7 @@ class Store:
         path = self.file_for(request.kind)
         self._check_writable(path)
         if self.scope == "project":
-            from self_improve.store.registry import note_project
+            from self_improve.store.projects import note_project
 
             note_project(self.root)  # so review can see a Pattern-Key recurring across projects
         now = request.now or utcnow()
@@ -334,7 +334,7 @@ def projects_with_key(kind: str, pattern_key: str, exclude: Path) -> list[Path]:
     Each store is checked against the trust model first; one that breaks it, or that cannot be
     read at once (a FIFO is refused, never waited on), is skipped.
     """
-    from self_improve.store.registry import known_projects
+    from self_improve.store.projects import known_projects
 
     found = []
     here = exclude.resolve()
