@@ -178,6 +178,8 @@ def detect(result: ToolResult, rules: Rules | None = None) -> Detection | None:
         return None
     text = prepare(result.output or "", rules.head_chars, rules.tail_chars)
     line = parse_command_line(command, rules.wrapper_commands, rules.silent_commands)
+    if _only_ours(line, rules):
+        return None
     scanner = _Scanner(text, rules, command)
     code = result.exit_code
     answered_no = code == 1 and any(c.matches(rules.check_commands) for c in line.commands)
@@ -191,6 +193,13 @@ def detect(result: ToolResult, rules: Rules | None = None) -> Detection | None:
     if found is None:
         return None
     return Detection(found.key, rules.title(found.key), text.excerpt(found.offset))
+
+
+def _only_ours(line: CommandLine, rules: Rules) -> bool:
+    """A line of our own CLI alone (``cd x && self-improve log …``): its failure is never recorded,
+    or the store would learn about itself. A line that also runs something else is judged as usual."""
+    programs = [c for c in line.commands if c.name not in rules.silent_commands]
+    return bool(programs) and all(c.matches(rules.own_commands) for c in programs)
 
 
 def _command_ignored(command: str, rules: Rules) -> bool:

@@ -56,7 +56,7 @@ class Rules(Frozen):
 
     __slots__ = ("rules", "titles", "exit_codes", "check_commands", "viewer_commands", "silent_commands",
                  "wrapper_commands", "diagnostics", "handled", "success", "success_keeps", "ignore",
-                 "ignore_commands", "head_chars", "tail_chars", "warnings")
+                 "ignore_commands", "head_chars", "tail_chars", "warnings", "own_commands")
     rules: tuple[ErrorRule, ...]
     titles: Mapping[str, str]
     exit_codes: Mapping[int, str]
@@ -73,16 +73,18 @@ class Rules(Frozen):
     head_chars: int
     tail_chars: int
     warnings: tuple[str, ...]
+    own_commands: frozenset[str]
 
     def __init__(self, *, rules: tuple[ErrorRule, ...], titles: Mapping[str, str], exit_codes: Mapping[int, str],
                  check_commands: frozenset[str], viewer_commands: frozenset[str], silent_commands: frozenset[str],
                  wrapper_commands: frozenset[str], diagnostics: Mapping[str, tuple[str, ...]],
                  handled: tuple[str, ...], success: tuple[str, ...], success_keeps: tuple[str, ...],
                  ignore: tuple[str, ...], ignore_commands: tuple[str, ...] = (), head_chars: int = 8192,
-                 tail_chars: int = 32768, warnings: tuple[str, ...] = ()) -> None:
+                 tail_chars: int = 32768, warnings: tuple[str, ...] = (),
+                 own_commands: frozenset[str] = frozenset()) -> None:
         self._set(rules, titles, exit_codes, check_commands, viewer_commands, silent_commands,
                   wrapper_commands, diagnostics, handled, success, success_keeps, ignore,
-                  ignore_commands, head_chars, tail_chars, warnings)
+                  ignore_commands, head_chars, tail_chars, warnings, own_commands)
 
     @property
     def keys(self) -> frozenset[str]:
@@ -210,6 +212,7 @@ def _build_rules(table: Mapping[str, Any], overrides: Mapping[str, Any] | None) 
         head_chars=int(scan.get("head_chars", 8192)),
         tail_chars=int(scan.get("tail_chars", 32768)),
         warnings=tuple(warnings),
+        own_commands=frozenset(_names(commands.get("own"))),
     )
 
 

@@ -593,3 +593,26 @@ def test_detect_never_raises_and_keys_are_documented(command: str, output: str, 
 def test_load_rules_never_raises_on_arbitrary_overrides(overrides: dict) -> None:
     rules = load_rules(overrides)
     detect(ToolResult("make", "ERROR: x\nTraceback (most recent call last):", 1, "s", "/tmp"), rules)
+
+
+# ---- our own CLI is never a mistake to learn from ---------------------------------------------------
+
+OWN_FAILURE = "self-improve: error: unknown option --bogus\nTraceback (most recent call last):\nValueError: x\n"
+
+
+@pytest.mark.parametrize("command", [
+    "self-improve log error --summary 'x' --pattern-key deps.module-not-found",
+    "cd /repo && self-improve review --json",
+    "/home/u/.local/bin/self-improve lint",
+    "python3 -m self_improve lint",
+    "SELF_IMPROVE_PYTHON=/v/bin/python /c/bin/self-improve merge-driver a b c d",
+])
+def test_a_failing_call_of_our_own_cli_is_not_detected(command: str) -> None:
+    assert detect(ToolResult(command, OWN_FAILURE, 2, "s", "/tmp")) is None
+    assert detect(ToolResult(command, "bash: self-improve: command not found\n", 127, "s", "/tmp")) is None
+
+
+@pytest.mark.parametrize("command", ["self-improve log x; pytest -q", "self-improve list && python3 app.py"])
+def test_a_line_that_also_runs_something_else_is_judged_as_usual(command: str) -> None:
+    found = detect(ToolResult(command, "Traceback (most recent call last):\nValueError: x\n", 1, "s", "/tmp"))
+    assert found is not None and found.pattern_key == "python.traceback"

@@ -297,3 +297,19 @@ def test_parse_json_rejects_what_json_loads_rejects(text: str) -> None:
         assert parse_json(text) is None
     else:
         assert parse_json(text) == expected or (expected != expected)  # NaN is never equal to itself
+
+
+def test_a_failing_call_of_our_own_cli_is_neither_nudged_nor_recorded(project: Path, isolated_home: Path) -> None:
+    before = tree_hash(project / ".learnings")
+    for command, error in (
+        ("self-improve log error --summary 'x' --bogus", "Exit code 2\nusage: self-improve log\nself-improve: error: unrecognized arguments: --bogus"),
+        ("self-improve review --json", "Exit code 127\n/bin/bash: line 1: self-improve: command not found"),
+    ):
+        data = payload("PostToolUseFailure", cwd=str(project))
+        data["tool_input"]["command"] = command
+        data["error"] = error
+        result = run_hook("post-bash", data)
+        assert (result.returncode, result.stdout, result.stderr) == (0, b"", b"")
+    after = tree_hash(project / ".learnings")
+    assert {k: v for k, v in after.items() if not k.startswith(".state/")} == {k: v for k, v in before.items() if not k.startswith(".state/")}
+    assert debug_lines(isolated_home) == []
