@@ -253,8 +253,10 @@ class Ours:
     def agent_runs(self, nudge: str, placeholders: dict[str, str], env: dict[str, str]) -> bool:
         """Run the `self-improve log …` line the nudge printed, placeholders filled in."""
         for line in nudge.splitlines():
-            if line.startswith("self-improve log "):
-                words = [placeholders.get(word, word) for word in shlex.split(line)]
+            words = shlex.split(line) if " log " in line else []
+            # The CLI by name, or by its absolute path when it is not on the hook's PATH.
+            if len(words) > 1 and os.path.basename(words[0]) == "self-improve" and words[1] == "log":
+                words = [placeholders.get(word, word) for word in words]
                 self.cli(words[1:], env)
                 self.result.logged += 1
                 return True

@@ -7,6 +7,11 @@ all of our own work, so the hook side of the code uses plain strings and these h
 from __future__ import annotations
 
 import os
+import sys
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
 
 PathArg = str | os.PathLike[str]
 
@@ -34,3 +39,40 @@ def user_data_dir() -> str:
 
 def user_cache_dir() -> str:
     return os.path.join(xdg_dir("XDG_CACHE_HOME", ".cache"), "self-improve")
+
+
+CLI_NAME = "self-improve"
+
+
+def _on_path(name: str, path: str) -> bool:
+    for folder in path.split(os.pathsep):
+        candidate = os.path.join(folder or ".", name)
+        if folder and os.path.isfile(candidate) and os.access(candidate, os.X_OK):
+            return True
+    return False
+
+
+def cli_invocation(environ: Mapping[str, str] | None = None) -> str:
+    """How a shell with this ``PATH`` runs our CLI: ``self-improve`` when it is on ``PATH``, else
+    the absolute path of this checkout's ``bin/self-improve`` (or, for an installed package, the
+    console script beside the interpreter), quoted for the shell when it needs it.
+
+    The hooks print commands for the agent to run in its shell; ``./install.sh`` links the CLI into
+    ``~/.local/bin``, which is often not on ``PATH``, and a printed command that does not run
+    teaches the agent nothing."""
+    env: Mapping[str, str] = os.environ if environ is None else environ
+    if _on_path(CLI_NAME, env.get("PATH", "")):
+        return CLI_NAME
+    checkout = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    for candidate in (os.path.join(checkout, "bin", CLI_NAME), os.path.join(os.path.dirname(sys.executable), CLI_NAME)):
+        if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
+            return _shell_word(candidate)
+    return CLI_NAME
+
+
+def _shell_word(text: str) -> str:
+    """``text`` as one POSIX shell word (``shlex.quote``, without importing ``shlex`` and ``re``)."""
+    safe = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789@%+=:,./-_")
+    if text and all(char in safe for char in text):
+        return text
+    return "'" + text.replace("'", "'\"'\"'") + "'"

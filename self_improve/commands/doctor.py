@@ -46,6 +46,19 @@ class Check:
         return line if self.ok or not self.fix else f"{line}\n    fix: {self.fix}"
 
 
+def cli_check() -> Check:
+    """Whether the agent's shell runs ``self-improve`` by name, as the hooks' commands are printed
+    (where it does not, they print its absolute path instead, so they still run)."""
+    from self_improve.paths import CLI_NAME, cli_invocation
+
+    cli = cli_invocation()
+    if cli == CLI_NAME:
+        return Check("cli", True, f"`{CLI_NAME}` is on PATH")
+    link_dir = Path.home() / ".local" / "bin"
+    return Check("cli", False, f"`{CLI_NAME}` is not on PATH: the hooks print {cli} in the commands they suggest",
+                 f"add {link_dir} (where ./install.sh links it) to PATH in your shell's profile")
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("doctor", help="check the hooks, the plugin and .learnings/; exit 1 on a problem")
     parser.add_argument("--project", metavar="DIR", help="the project whose settings and .learnings/ to check (default: --root or .)")
@@ -64,6 +77,7 @@ def run(args: argparse.Namespace) -> int:
         "openclaw": lambda home, project: openclaw_checks(),
     }
     checks = [check for name in NAMES for check in per_harness[name](home, project)]
+    checks.append(cli_check())
     checks += learnings_checks(project)
     if args.json:
         print_json([{"harness": c.harness, "ok": c.ok, "check": c.what, "fix": c.fix} for c in checks])

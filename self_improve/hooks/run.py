@@ -162,12 +162,21 @@ def render_error_nudge(pattern_key: str, title: str, seen: hook_state.Seen) -> s
             f"<error-detected>\n{pattern_key}: {title}.{history}\n"
             f"Known fix (from {seen.fix.entry_id}{logged} in this repo): {seen.fix.text}\n</error-detected>"
         )
-    return (
+    return runnable(
         f"<error-detected>\n{pattern_key}: {title}.{history}\n"
         f"Once fixed, record the fix:\n"
         f'self-improve log error --pattern-key {pattern_key} --action "<fix>" "<one-line summary>"\n'
         f"</error-detected>"
     )
+
+
+def runnable(block: str) -> str:
+    """``block`` (one of our own templates, never store text) with each ``self-improve log``
+    command spelled so that the agent's shell can run it as printed (``paths.cli_invocation``)."""
+    from self_improve.paths import CLI_NAME, cli_invocation
+
+    cli = cli_invocation()
+    return block if cli == CLI_NAME else block.replace(f"{CLI_NAME} log ", f"{cli} log ")
 
 
 # ---- prompt-submit -------------------------------------------------------------------------------
@@ -199,9 +208,9 @@ def prompt_submit(payload: dict[str, Any]) -> str:
         decision = context.on_prompt(correction=correction is not None)
     blocks = []
     if correction is not None:
-        blocks.append(CORRECTION_NUDGE)
+        blocks.append(runnable(CORRECTION_NUDGE))
     elif decision.remind:
-        blocks.append(REMINDER)
+        blocks.append(runnable(REMINDER))
     return "\n".join(blocks)
 
 

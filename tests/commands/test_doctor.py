@@ -3,14 +3,19 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 from pathlib import Path
 
-from tests.helpers import run_cli
+from tests.helpers import REPO, run_cli
 
 
-def doctor(project: Path, home: Path) -> tuple[int, list[str]]:
-    result = run_cli("doctor", "--project", str(project), cwd=project, env={"HOME": str(home), "OPENCLAW_WORKSPACE_DIR": str(home / "none")})
+ON_PATH = f"{REPO / 'bin'}{os.pathsep}{os.environ.get('PATH', '')}"  # as after an install that linked it there
+
+
+def doctor(project: Path, home: Path, path: str = ON_PATH) -> tuple[int, list[str]]:
+    result = run_cli("doctor", "--project", str(project), cwd=project,
+                     env={"HOME": str(home), "OPENCLAW_WORKSPACE_DIR": str(home / "none"), "PATH": path})
     return result.returncode, [re.sub(r"in \d+ ms", "in N ms", line) for line in result.stdout.splitlines()]
 
 
@@ -79,3 +84,15 @@ def test_doctor_lists_the_project_settings_it_ignored(tmp_path: Path) -> None:
         "✓ config: .learnings/config.toml: ignored promotion.require_approval: personal, honoured only from the user-level config",
         "✓ config: .learnings/config.toml: ignored promotion.min_occurrences: 1 is out of bounds, 2 used",
     ]
+
+
+def test_the_cli_off_path_is_reported_with_where_the_hooks_point_instead(tmp_path: Path) -> None:
+    home, project = tmp_path / "home", tmp_path / "project"
+    home.mkdir()
+    project.mkdir()
+    code, lines = doctor(project, home, path="/usr/bin:/bin")
+    assert code == 1
+    index = lines.index(f"✗ cli: `self-improve` is not on PATH: the hooks print {REPO / 'bin' / 'self-improve'} in the commands they suggest")
+    assert lines[index + 1] == f"    fix: add {home / '.local' / 'bin'} (where ./install.sh links it) to PATH in your shell's profile"
+    _, lines = doctor(project, home)
+    assert "✓ cli: `self-improve` is on PATH" in lines

@@ -13,8 +13,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from self_improve.store.store import Store, task_hash
-from tests.helpers import HOOKS, context_of, debug_lines, payload, run_hook, tree_hash
+from self_improve.store.store import Store, latest_action, task_hash
+from tests.helpers import HOOKS, REPO, context_of, debug_lines, payload, run_hook, tree_hash
 
 
 # ---- post-bash -----------------------------------------------------------------------------------
@@ -313,3 +313,23 @@ def test_a_failing_call_of_our_own_cli_is_neither_nudged_nor_recorded(project: P
     after = tree_hash(project / ".learnings")
     assert {k: v for k, v in after.items() if not k.startswith(".state/")} == {k: v for k, v in before.items() if not k.startswith(".state/")}
     assert debug_lines(isolated_home) == []
+
+
+def test_without_our_cli_on_path_the_nudge_prints_a_command_that_runs_as_printed(project: Path) -> None:
+    env = {"PATH": "/usr/bin:/bin"}  # ~/.local/bin, where install.sh links the CLI, is often not on it
+    result = run_hook("post-bash", payload("PostToolUseFailure", cwd=str(project)), env=env)
+    text = context_of(result, "PostToolUseFailure")
+    cli = str(REPO / "bin" / "self-improve")
+    (line,) = [line for line in text.splitlines() if " log error " in line]
+    assert line == f'{cli} log error --pattern-key deps.module-not-found --action "<fix>" "<one-line summary>"'
+    command = line.replace("<fix>", "pip install nosuchmod").replace("<one-line summary>", "nosuchmod was missing")
+    ran = subprocess.run(["/bin/sh", "-c", command], cwd=project, env={**os.environ, **env, "HOME": str(project)},
+                         capture_output=True, text=True, timeout=60)
+    assert ran.returncode == 0, ran.stderr
+    (entry,) = Store(project).entries("error")  # the hook's entry, which the log merged into
+    assert (entry.pattern_key, latest_action(entry)) == ("deps.module-not-found", "pip install nosuchmod")
+
+
+def test_with_our_cli_on_path_the_nudge_names_it(project: Path) -> None:
+    text = context_of(run_hook("post-bash", payload("PostToolUseFailure", cwd=str(project))), "PostToolUseFailure")
+    assert '\nself-improve log error --pattern-key deps.module-not-found --action "<fix>"' in text
