@@ -14,7 +14,7 @@ from typing import Any
 
 from self_improve.errors import UsageError
 from self_improve.store import occurrences as occ
-from self_improve.store.entry import KINDS, LEARNING_CATEGORIES, PRIORITIES, Entry, NewEntry
+from self_improve.store.entry import KINDS, LEARNING_CATEGORIES, PRIORITIES, SUMMARY_SECTIONS, Entry, NewEntry
 
 PRIORITY_RANK = {name: rank for rank, name in enumerate(PRIORITIES)}
 
@@ -177,7 +177,8 @@ def is_fix_only(entry: Entry, request: LogRequest, occurrence: occ.Occurrence) -
 def merge_occurrence(entry: Entry, request: LogRequest, occurrence: occ.Occurrence, keep: int) -> Entry:
     """One more occurrence: count, Last-Seen, the task, and the new fix if one was given."""
     if is_fix_only(entry, request, occurrence):
-        return _with_action(entry, request.action.strip())
+        return _with_summary(_with_action(entry, request.action.strip()), request)
+    entry = _with_summary(entry, request)
     history = occ.add(entry.occurrences, occurrence, keep)
     count = entry.recurrence_count + 1
     first = min(filter(None, (entry.first_seen, occurrence.date)))
@@ -199,6 +200,21 @@ def merge_occurrence(entry: Entry, request: LogRequest, occurrence: occ.Occurren
         joined = ", ".join((*updated.see_also, request.see_also))
         updated = updated.with_metadata("See Also", joined)
     return updated
+
+
+def _with_summary(entry: Entry, request: LogRequest) -> Entry:
+    """The agent's own summary in place of the hook's generic title ("Module or package not
+    found"), when that title is all the entry has; a summary somebody wrote is never replaced."""
+    summary = " ".join(request.summary.split())
+    if not summary or summary == entry.summary:
+        return entry
+    from self_improve.detect.rules import load_rules
+
+    generic = load_rules().title(entry.pattern_key)
+    if entry.summary != generic or summary == generic:
+        return entry
+    section = entry.section(*SUMMARY_SECTIONS)
+    return entry.with_section(section.title if section is not None else "Summary", [summary])
 
 
 def _with_action(entry: Entry, action: str) -> Entry:

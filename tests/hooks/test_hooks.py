@@ -328,6 +328,7 @@ def test_without_our_cli_on_path_the_nudge_prints_a_command_that_runs_as_printed
     assert ran.returncode == 0, ran.stderr
     (entry,) = Store(project).entries("error")  # the hook's entry, which the log merged into
     assert (entry.pattern_key, latest_action(entry)) == ("deps.module-not-found", "pip install nosuchmod")
+    assert (entry.summary, entry.recurrence_count) == ("nosuchmod was missing", 1)  # the agent's words, one incident
 
 
 def test_with_our_cli_on_path_the_nudge_names_it(project: Path) -> None:

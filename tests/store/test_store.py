@@ -311,3 +311,26 @@ def test_sigkill_at_random_moments_loses_nothing_written_before(store: Store) ->
     leftovers = [p.name for p in store.dir.iterdir() if p.name.endswith(".tmp")]
     assert all(re.fullmatch(r"\.(LEARNINGS|ERRORS)\.md\.[0-9a-f]{12}\.tmp", name) for name in leftovers), leftovers
     assert "*.tmp" in (store.dir / ".gitignore").read_text().splitlines()
+
+
+# ---- the agent's summary replaces the hook's generic title ----------------------------------------
+
+GENERIC = "Module or package not found"  # rules.toml's title of deps.module-not-found
+
+
+def test_the_agents_summary_replaces_the_hooks_generic_title(store: Store) -> None:
+    log(store, summary=GENERIC, pattern_key="deps.module-not-found", session="s1")  # what the hook records
+    log(store, summary="yaml missing: pip install pyyaml", pattern_key="deps.module-not-found", session="s1",
+        action="pip install pyyaml")
+    (entry,) = store.entries("error")
+    assert (entry.summary, entry.recurrence_count) == ("yaml missing: pip install pyyaml", 1)
+    log(store, summary=GENERIC, pattern_key="deps.module-not-found", session="s2")  # the hook, next time
+    (entry,) = store.entries("error")
+    assert (entry.summary, entry.recurrence_count) == ("yaml missing: pip install pyyaml", 2)
+
+
+def test_a_summary_somebody_wrote_is_never_replaced(store: Store) -> None:
+    log(store, summary="PyYAML is not in the venv", pattern_key="deps.module-not-found", session="s1")
+    log(store, summary="another wording", pattern_key="deps.module-not-found", session="s2")
+    (entry,) = store.entries("error")
+    assert (entry.summary, entry.recurrence_count) == ("PyYAML is not in the venv", 2)
