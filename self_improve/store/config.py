@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Any
 
 from self_improve.errors import SelfImproveError, UsageError
-from self_improve.store.config_edit import set_value_text
 from self_improve.store.settings import SETTINGS, SETTINGS_BY_KEY, defaults
 
 # Re-exported: callers read the table and edit a file through this module.
@@ -154,3 +153,11 @@ def _parse_list(key: str, text: str) -> list[str]:
     if not isinstance(items, list) or not all(isinstance(item, str) for item in items):
         raise UsageError(f"{key} takes a TOML array of strings or comma-separated words, not {text!r}")
     return items
+
+
+def set_value_text(original: str, key: str, value: Any) -> str:
+    """``config_edit.set_value_text``: the TOML editor, imported only by ``config set`` (the hooks
+    load this module to read a config and must not pay for the editor's imports)."""
+    from self_improve.store import config_edit
+
+    return config_edit.set_value_text(original, key, value)
