@@ -170,15 +170,23 @@ def replace_at(
 _RENAME_EXCHANGE = 2
 
 
-def _renameat2() -> object | None:
-    try:
-        import ctypes
+_UNLOADED = object()
+_renameat2_function: object = _UNLOADED
 
-        function = ctypes.CDLL(None, use_errno=True).renameat2
-    except (OSError, AttributeError, ImportError):
-        return None
-    function.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
-    return function
+
+def _renameat2() -> object | None:
+    """libc's ``renameat2``, looked up once per process (None where there is none)."""
+    global _renameat2_function
+    if _renameat2_function is _UNLOADED:
+        try:
+            import ctypes
+
+            function = ctypes.CDLL(None, use_errno=True).renameat2
+            function.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+            _renameat2_function = function
+        except (OSError, AttributeError, ImportError):
+            _renameat2_function = None
+    return _renameat2_function
 
 
 def _swap(src_dir: int, src: str, dst_dir: int, dst: str) -> bool:
@@ -208,7 +216,11 @@ def _exchanged(temp_dir: int, tmp: str, dir_fd: int, name: str, checked: os.stat
         _unlink_quietly(temp_dir, tmp)
         return True
     for _ in range(8):  # swap the newcomer back; a third writer in between gets the same care
-        if not _swap(temp_dir, tmp, dir_fd, name):
+        try:
+            swapped = _swap(temp_dir, tmp, dir_fd, name)
+        except OSError:
+            break  # the temp name still holds the newcomer: it must survive our cleanup
+        if not swapped:
             break
         back = _lstat_at(temp_dir, tmp)
         if back is not None and (back.st_dev, back.st_ino) == (ours.st_dev, ours.st_ino):

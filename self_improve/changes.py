@@ -25,7 +25,8 @@ def _text(content: Content) -> str:
 
 
 def lines_of(text: str) -> list[str]:
-    """Lines ending at ``\\n`` only: a lone ``\\r`` or ``\\x0b`` is text, not a line break."""
+    """Lines with their endings, ``"".join`` giving back ``text`` exactly. Only ``\\n`` ends a
+    line: a lone ``\\r`` or ``\\x0b`` is text (so a CRLF file keeps its ``\\r\\n``)."""
     parts = text.split("\n")
     lines = [part + "\n" for part in parts[:-1]]
     if parts[-1]:

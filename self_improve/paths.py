@@ -44,12 +44,13 @@ def user_cache_dir() -> str:
 CLI_NAME = "self-improve"
 
 
+def _is_executable(path: str) -> bool:
+    return os.path.isfile(path) and os.access(path, os.X_OK)
+
+
 def _on_path(name: str, path: str) -> bool:
-    for folder in path.split(os.pathsep):
-        candidate = os.path.join(folder or ".", name)
-        if folder and os.path.isfile(candidate) and os.access(candidate, os.X_OK):
-            return True
-    return False
+    # An empty PATH entry means the working directory to a shell: not a place the CLI is found.
+    return any(folder and _is_executable(os.path.join(folder, name)) for folder in path.split(os.pathsep))
 
 
 def cli_invocation(environ: Mapping[str, str] | None = None) -> str:
@@ -65,7 +66,7 @@ def cli_invocation(environ: Mapping[str, str] | None = None) -> str:
         return CLI_NAME
     checkout = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     for candidate in (os.path.join(checkout, "bin", CLI_NAME), os.path.join(os.path.dirname(sys.executable), CLI_NAME)):
-        if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
+        if _is_executable(candidate):
             return _shell_word(candidate)
     return CLI_NAME
 

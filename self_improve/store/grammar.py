@@ -6,6 +6,10 @@ from __future__ import annotations
 
 import re
 
+# Lines with their endings, only ``\n`` ending one: the diff of a planned change and every parser
+# of our Markdown split text the same way (``"".join`` gives it back exactly; CRLF keeps ``\r\n``).
+from self_improve.changes import lines_of as split_lines  # noqa: F401 - re-exported through store.entry
+
 KINDS: dict[str, tuple[str, str]] = {
     # kind: (ID prefix, file name)
     "learning": ("LRN", "LEARNINGS.md"),
@@ -57,15 +61,3 @@ def eol_of(line: str) -> str:
     if line.endswith("\r"):
         return "\r"
     return ""
-
-
-def split_lines(text: str) -> list[str]:
-    """Lines with their endings; ``"".join`` gives back ``text`` exactly.
-
-    Only ``\\n`` ends a line (a lone ``\\r`` stays inside it) so that CRLF files keep ``\\r\\n``.
-    """
-    lines = text.split("\n")
-    out = [line + "\n" for line in lines[:-1]]
-    if lines[-1]:
-        out.append(lines[-1])
-    return out
