@@ -32,10 +32,10 @@ sys.path.insert(0, str(REPO))
 
 from tests.concurrency_helpers import (  # noqa: E402 - after the sys.path line above
     APPENDER,
-    REWRITER,
     Writer,
     cli_env,
     finish,
+    install_during_rewrites,
     start_cli,
 )
 from tests.test_concurrency import PNPM, RUFF, make_project  # noqa: E402
@@ -80,13 +80,7 @@ def appends(scratch: Path, trials: int, env: dict[str, str]) -> tuple[int, int, 
 def installs(scratch: Path, trials: int) -> tuple[int, int]:
     theirs_lost = ours_lost = 0
     for trial in range(trials):
-        home = scratch / f"home-{trial}"
-        settings = home / ".claude" / "settings.json"
-        settings.parent.mkdir(parents=True)
-        settings.write_text('{\n  "model": "opus"\n}\n', encoding="utf-8")
-        writer = Writer(REWRITER, settings, scratch)
-        finish(start_cli("install", "--harness", "claude", "--scope", "user", cwd=home, env=cli_env(HOME=str(home))))
-        count = writer.stop()
+        _, count, settings = install_during_rewrites(scratch, trial)
         value = json.loads(settings.read_bytes())
         theirs_lost += {k for k in value if k.startswith("other-")} != {f"other-{n}" for n in range(count)}
         ours_lost += "post-bash" not in json.dumps(value.get("hooks", {}))

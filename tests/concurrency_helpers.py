@@ -104,3 +104,15 @@ def settings_keys(path: Path) -> dict[str, object]:
     value = json.loads(path.read_bytes())
     assert isinstance(value, dict)
     return value
+
+
+def install_during_rewrites(scratch: Path, trial: int) -> tuple[tuple[int, str, str], int, Path]:
+    """``install --harness claude`` into a fresh home while REWRITER rewrites its settings.json:
+    (``finish``'s (code, out, err), the rewriter's write count, the settings file)."""
+    home = scratch / f"home-{trial}"
+    settings = home / ".claude" / "settings.json"
+    settings.parent.mkdir(parents=True)
+    settings.write_text('{\n  "model": "opus"\n}\n', encoding="utf-8")
+    writer = Writer(REWRITER, settings, scratch)
+    result = finish(start_cli("install", "--harness", "claude", "--scope", "user", cwd=home, env=cli_env(HOME=str(home))))
+    return result, writer.stop(), settings

@@ -14,10 +14,10 @@ from pathlib import Path
 from self_improve.review.managed_block import list_rules
 from tests.concurrency_helpers import (
     APPENDER,
-    REWRITER,
     Writer,
     cli_env,
     finish,
+    install_during_rewrites,
     settings_keys,
     start_cli,
 )
@@ -68,13 +68,7 @@ def test_lines_appended_during_promote_are_all_kept(tmp_path: Path) -> None:
 
 def test_another_program_rewriting_settings_during_install_keeps_its_keys_and_our_hooks(tmp_path: Path) -> None:
     for trial in range(INSTALL_TRIALS):
-        home = tmp_path / f"home-{trial}"
-        settings = home / ".claude" / "settings.json"
-        settings.parent.mkdir(parents=True)
-        settings.write_text('{\n  "model": "opus"\n}\n', encoding="utf-8")
-        writer = Writer(REWRITER, settings, tmp_path)
-        code, out, err = finish(start_cli("install", "--harness", "claude", "--scope", "user", cwd=home, env=cli_env(HOME=str(home))))
-        count = writer.stop()
+        (code, out, err), count, settings = install_during_rewrites(tmp_path, trial)
         assert (code, err) == (0, ""), (trial, out)
         value = settings_keys(settings)
         assert {key for key in value if key.startswith("other-")} == {f"other-{n}" for n in range(count)}, trial

@@ -19,8 +19,11 @@ import time
 
 from self_improve.harnesses.registry import hook_adapter_for
 from self_improve.hooks import state as hook_state
-from self_improve.hooks.budget import BUDGET, DEADLINE_SECONDS, DeadlineExceeded
-from self_improve.hooks.budget import read_payload
+from self_improve.hooks.budget import BUDGET, DEADLINE_SECONDS, DeadlineExceeded, read_payload
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def debug(message: str, exc: BaseException | None = None) -> None:
@@ -29,9 +32,6 @@ def debug(message: str, exc: BaseException | None = None) -> None:
 
     log.debug(message, exc)
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any
 
 # ---- entry points ---------------------------------------------------------------------------------
 
