@@ -66,11 +66,12 @@ def is_within(path: Path | str, root: Path | str) -> bool:
     return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
 
 
-def check_inside_root(path: Path | str, root: Path | str) -> None:
-    """Refuse to write through a symlink (or ``..``) that leads outside the project root."""
+def check_inside_root(path: Path | str, root: Path | str) -> str:
+    """The real path ``path`` leads to; refused when a symlink (or ``..``) leads outside the root."""
     real = os.path.realpath(path)
     if not is_within(real, os.path.realpath(root)):
         raise SelfImproveError(f"refusing to write {os.fspath(path)}: it leads outside the project root {os.fspath(root)} (to {real})")
+    return real
 
 
 def confined(path: Path | str, root: Path) -> Path:
@@ -83,8 +84,7 @@ def confined(path: Path | str, root: Path) -> Path:
     target = Path(path) if Path(path).is_absolute() else root / path
     if target.is_symlink():
         raise SelfImproveError(f"refusing to write {target}: it is a symlink")
-    check_inside_root(target, root)
-    resolved = target.resolve()
+    resolved = Path(check_inside_root(target, root))
     try:
         mode = os.lstat(resolved).st_mode
     except FileNotFoundError:
