@@ -1,10 +1,14 @@
 """Score self_improve.detect.classify on the labelled corpus of real Bash results.
 
-    .venv/bin/python bench/detect.py [CORPUS] [--timing]
+    .venv/bin/python bench/detect.py [CORPUS] [--split NAME] [--timing]
 
 Prints precision / recall / F1 and the confusion counts of our detector, the ids it gets wrong,
 its Pattern-Key accuracy on the errors it finds, and the same figures for the reference
 skill's 17 case-sensitive substrings.  With --timing, also times detect() and the import.
+
+CORPUS defaults to the public corpus.  A corpus whose rows carry a ``split`` field
+(tests/data/corpus/fresh.jsonl: "tune" / "dev") is scored on the rows of --split NAME only;
+without --split, on all rows, followed by one summary line per split.
 
 Each corpus row is rebuilt from its hook ``payload`` exactly as the Claude Code adapter sees it:
 PostToolUse -> exit 0 with ``tool_response.stdout``; PostToolUseFailure -> ``error`` is
@@ -51,6 +55,7 @@ class Case:
     kind: str
     result: ToolResult
     stdin: str  # the hook payload as JSON text
+    split: str = ""  # "tune" | "dev" in a corpus split for tuning, "" otherwise
 
 
 def result_from_payload(payload: dict) -> ToolResult:
@@ -71,14 +76,18 @@ def result_from_payload(payload: dict) -> ToolResult:
     return ToolResult(command, output, 0, session, cwd, bool(response.get("interrupted")))
 
 
-def load_corpus(path: Path = DEFAULT_CORPUS) -> list[Case]:
+def load_corpus(path: Path = DEFAULT_CORPUS, split: str | None = None) -> list[Case]:
+    """The corpus rows (only those of ``split`` when given)."""
     cases = []
     with path.open(encoding="utf-8") as fh:
         for line in fh:
             if line.strip():
                 row = json.loads(line)
                 payload = row["payload"]
-                cases.append(Case(row["id"], row["label"], row["kind"], result_from_payload(payload), json.dumps(payload)))
+                case = Case(row["id"], row["label"], row["kind"], result_from_payload(payload), json.dumps(payload),
+                            row.get("split", ""))
+                if split is None or case.split == split:
+                    cases.append(case)
     return cases
 
 
@@ -201,10 +210,33 @@ def timing() -> None:
             print(f"  {label}: {imp:.2f} | {load:.2f} | {first:.2f} ms  (import + load_rules {imp + load:.2f} ms)")
 
 
+def _parse_args(argv: Sequence[str]) -> tuple[Path, str | None, bool]:
+    corpus, split, timing_wanted = DEFAULT_CORPUS, None, False
+    rest = list(argv)
+    while rest:
+        arg = rest.pop(0)
+        if arg == "--timing":
+            timing_wanted = True
+        elif arg == "--split":
+            if not rest:
+                raise SystemExit("--split needs a name, e.g. --split dev")
+            split = rest.pop(0)
+        elif arg.startswith("--split="):
+            split = arg.split("=", 1)[1]
+        elif arg.startswith("--"):
+            raise SystemExit(f"unknown option {arg}")
+        else:
+            corpus = Path(arg)
+    return corpus, split, timing_wanted
+
+
 def main(argv: Sequence[str]) -> int:
-    args = [a for a in argv if not a.startswith("--")]
-    cases = load_corpus(Path(args[0]) if args else DEFAULT_CORPUS)
-    print(f"corpus: {len(cases)} results, {sum(c.label == 'error' for c in cases)} errors")
+    path, split, timing_wanted = _parse_args(argv)
+    cases = load_corpus(path, split)
+    if not cases:
+        raise SystemExit(f"no rows in {path}" + (f" with split {split!r}" if split else ""))
+    where = f", split {split}" if split else ""
+    print(f"corpus: {len(cases)} results{where}, {sum(c.label == 'error' for c in cases)} errors")
     for name, fn in (("self-improve", ours_detects),
                      ("reference, 17 substrings in the whole hook stdin", reference_on_stdin),
                      ("reference, 17 substrings in the output only", reference_on_output),
@@ -217,7 +249,16 @@ def main(argv: Sequence[str]) -> int:
     print(f"\nPattern-Key accuracy on detected errors: {right}/{total} = {right / total if total else 0:.3f}")
     for case_id, kind, key in wrong:
         print(f"  {case_id}: corpus {kind:<28} ours {key}")
-    if "--timing" in argv:
+    splits = sorted({c.split for c in cases if c.split})
+    if split is None and splits:
+        print()
+        for name in splits:
+            part = [c for c in cases if c.split == name]
+            s, _, _ = score(part, ours_detects)
+            right, total, _ = key_accuracy(part)
+            print(f"split {name}: {len(part)} results, P={s.precision:.3f} R={s.recall:.3f}  (TP={s.tp} FP={s.fp} "
+                  f"FN={s.fn} TN={s.tn}); Pattern-Key {right}/{total}")
+    if timing_wanted:
         print()
         timing()
     return 0

@@ -14,7 +14,7 @@ Cases: 1 GB of stdin (generated while it is written, never held in memory); a 31
 (over the parse cap: drained, ignored); a payload of exactly the cap (parsed, recorded); a failing
 command whose output is one 40 KB adversarial line (the worst of regex_adversary's inputs for any
 pattern of rules.toml); a user rule ``^(a|aa)+$`` on a long line.
-Then every pattern of rules.toml alone on its worst 40 KB adversarial input, against ``str.count``
+Then every pattern of rules.toml and subjects.toml alone on its worst 40 KB adversarial input, against ``str.count``
 of one character over the same text: a linear pattern stays within a small factor of it.
 Last, the OpenClaw watcher's pass over a database another process holds locked (it retries
 briefly, then skips it), against the same pass over the same database unlocked.
@@ -44,6 +44,7 @@ from self_improve.detect import classify as errors  # noqa: E402
 from self_improve.hooks.budget import MAX_PARSED_BYTES  # noqa: E402
 from tests.detect.regex_adversary import inputs  # noqa: E402
 from tests.detect.test_regex_linear import packaged_patterns  # noqa: E402
+from tests.detect.test_subjects import subject_patterns  # noqa: E402
 
 HOOK = REPO / "hooks" / "post-bash"
 FIXTURES = REPO / "tests" / "fixtures" / "claude"
@@ -123,8 +124,10 @@ def saved(work: Path, name: str, data: bytes) -> str:
 def worst_inputs(size: int, rules: Path | None = None) -> list[tuple[float, str, str, str, float]]:
     """(seconds, where, pattern, input name, baseline seconds) for each pattern's slowest input."""
     rows = []
-    for where, pattern in (packaged_patterns(rules) if rules else packaged_patterns()):
-        compiled = re.compile(pattern, re.MULTILINE)
+    ours = [(where, pattern, re.MULTILINE) for where, pattern in (packaged_patterns(rules) if rules else packaged_patterns())]
+    ours += [(f"subjects:{key}", pattern, re.IGNORECASE | re.MULTILINE) for key, pattern in subject_patterns()]
+    for where, pattern, flags in ours:
+        compiled = re.compile(pattern, flags)
         worst = (0.0, "", 1.0)
         for name, text in inputs(pattern, size).items():
             spent = min(_scan(compiled, text) for _ in range(3))

@@ -1,6 +1,6 @@
 """Replay a multi-session trace through our hooks and through the reference skill's hooks.
 
-    .venv/bin/python bench/replay.py [--sessions N] [--json]
+    .venv/bin/python bench/replay.py [--trace main|mixed|both] [--sessions N] [--json]
 
 The trace (bench/replay_trace.py): 12 sessions over 220 simulated days, 10 prompts each, every Bash
 result a real one from the labelled corpus (tests/data/corpus/public.jsonl, or $SELF_IMPROVE_CORPUS)
@@ -25,6 +25,19 @@ all: no promotion, no recall, no retirement.
 Files touched: every file of the project is hashed before `init` and after the run, except
 .learnings/**; CLAUDE.md and AGENTS.md are compared with our managed block stripped.
 Tokens: characters / 4 of everything reaching the model (additionalContext, else plain stdout).
+
+The mixed-subject trace (bench/replay_mixed_trace.py, `--trace mixed`; both traces by default): 12
+mistakes sharing a few error classes (missing modules, missing commands, KeyErrors, rustc errors),
+each with its own fix, each back 2-4 times across 6 sessions; real outputs captured by
+bench/capture_mixed.py. Played on a fresh project of its own, for ours and for the reference, by
+the same agent: on a nudge whose `Known fix` is not this mistake's own fix (or that has none) it
+runs the `self-improve log …` command the nudge printed, if it printed one, with this mistake's
+fix and summary; on its own fix it applies it and logs nothing; `review --yes` between sessions.
+Scored against the trace's ground truth (which mistake each step is), never against our keys:
+- wrong fixes injected: nudges whose `Known fix` text is not this mistake's fix (goal 0);
+- right fixes recalled / repeats of a mistake with a known fix: a repeat counts in the
+  denominator once the agent has logged that mistake's fix in an earlier step.
+`--sessions` shortens the main trace only.
 """
 
 from __future__ import annotations
@@ -47,12 +60,14 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "bench"))
 
-import replay_trace as trace  # noqa: E402 - after the sys.path line above
+import replay_mixed_trace as mixed_trace  # noqa: E402 - after the sys.path line above
+import replay_trace as trace  # noqa: E402
 
 HOOKS = REPO / "hooks"
 REFERENCE = REPO / "bench" / "reference"
 FIXTURES = REPO / "tests" / "fixtures" / "claude"
 CORPUS = REPO / "tests" / "data" / "corpus" / "public.jsonl"  # a copy of shared/corpus
+MIXED_ROWS = REPO / "bench" / "data" / "mixed_subjects.jsonl"  # written by bench/capture_mixed.py
 BLOCK = re.compile(r"(\r?\n)?<!-- self-improve:begin.*?<!-- self-improve:end -->(\r?\n)?", re.DOTALL)
 KNOWN_FIX = re.compile(r"^Known fix \(from (\S+)[^)]*\): (.*)$", re.MULTILINE)
 PROJECT_FILES = {
@@ -69,8 +84,8 @@ PROJECT_FILES = {
 # ---- inputs ---------------------------------------------------------------------------------------
 
 
-def corpus() -> dict[str, dict]:
-    path = Path(os.environ.get("SELF_IMPROVE_CORPUS") or CORPUS)
+def corpus(path: Path | None = None) -> dict[str, dict]:
+    path = path or Path(os.environ.get("SELF_IMPROVE_CORPUS") or CORPUS)
     rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
     return {row["id"]: row for row in rows}
 
@@ -80,8 +95,9 @@ def interpreter() -> str:
     return str(venv) if venv.exists() else sys.executable
 
 
-def session_id(index: int) -> str:
-    return str(uuid.uuid5(uuid.NAMESPACE_URL, f"self-improve/bench/replay/session-{index + 1}"))
+def session_id(index: int, trace_name: str = "") -> str:
+    name = f"{trace_name}/" if trace_name else ""
+    return str(uuid.uuid5(uuid.NAMESPACE_URL, f"self-improve/bench/replay/{name}session-{index + 1}"))
 
 
 def day_of(offset: int) -> date:
@@ -146,6 +162,41 @@ def injected(stdout: str) -> str:
         except (ValueError, KeyError, TypeError):
             return stdout
     return stdout
+
+
+def printed_log_command(nudge: str, placeholders: dict[str, str]) -> list[str] | None:
+    """The first `self-improve log …` line of a nudge, split as a shell would, placeholders filled in.
+
+    The CLI may be printed by name or by its absolute path (when it is not on the hook's PATH);
+    a placeholder is a whole shell word of the printed line (`"<fix>"` -> `<fix>`).
+    """
+    for line in nudge.splitlines():
+        if " log " not in line:
+            continue
+        try:
+            words = shlex.split(line)
+        except ValueError:
+            continue
+        if len(words) > 1 and os.path.basename(words[0]) == "self-improve" and words[1] == "log":
+            return [placeholders.get(word, word) for word in words]
+    return None
+
+
+def nudge_key(context: str) -> str:
+    """The key an error nudge is about, as the store spells it: the printed command's
+    `--pattern-key` word if there is one, else the head line's `<key>: <title>.` (a fingerprint
+    shown there as `class (subject)` is spelled `class/subject`)."""
+    words = printed_log_command(context, {}) or []
+    if "--pattern-key" in words[:-1]:
+        return words[words.index("--pattern-key") + 1]
+    head = context.split("<error-detected>\n", 1)[-1].split(": ", 1)[0].strip()
+    shown = re.fullmatch(r"(\S+) \((\S+)\)", head)
+    return f"{shown.group(1)}/{shown.group(2)}" if shown else head
+
+
+def error_class(key: str) -> str:
+    """``deps.module-not-found`` of a class or of a fingerprint (``deps.module-not-found/python:yaml``)."""
+    return key.split("/", 1)[0]
 
 
 def run(command: list[str], stdin: bytes, env: dict[str, str], cwd: Path) -> str:
@@ -230,10 +281,13 @@ class Evidence:
 
 
 class Ours:
-    def __init__(self, work: Path, rows: dict[str, dict]) -> None:
+    def __init__(self, work: Path, rows: dict[str, dict], name: str = "ours", product: Path = REPO) -> None:
         self.rows = rows
-        self.project = make_project(work / "ours")
+        self.project = make_project(work / name)
         self.env = base_env(work)
+        self.hooks = product / "hooks"
+        if product != REPO:  # another checkout: its package and hooks, run by this venv's interpreter
+            self.env.update(PYTHONPATH=str(product), SELF_IMPROVE_PYTHON=interpreter())
         self.result = Result()
         self.evidence = Evidence()
         self.labels: dict[str, str] = {}  # entry ID -> Pattern-Key or correction rule
@@ -241,25 +295,24 @@ class Ours:
         self.rule_of: dict[str, str] = {}  # learning summary -> the rule it was logged with
         self.passing = [cid for cid, row in rows.items() if row["label"] == "ok"]  # corpus order
         self.next_pass = 0
+        self.last_returncode = 0  # of the latest cli() call
         self.sessions: tuple[trace.Session, ...] = ()
 
     def cli(self, args: list[str], env: dict[str, str]) -> str:
         done = subprocess.run([interpreter(), "-m", "self_improve", *args], check=False, capture_output=True, env=env,
                               cwd=self.project, timeout=60)
+        self.last_returncode = done.returncode
         if done.returncode != 0:
             self.result.problems.append(f"`self-improve {' '.join(args[:3])}` exited {done.returncode}: {done.stderr.decode().strip()}")
         return done.stdout.decode("utf-8", "replace")
 
     def agent_runs(self, nudge: str, placeholders: dict[str, str], env: dict[str, str]) -> bool:
         """Run the `self-improve log …` line the nudge printed, placeholders filled in."""
-        for line in nudge.splitlines():
-            words = shlex.split(line) if " log " in line else []
-            # The CLI by name, or by its absolute path when it is not on the hook's PATH.
-            if len(words) > 1 and os.path.basename(words[0]) == "self-improve" and words[1] == "log":
-                words = [placeholders.get(word, word) for word in words]
-                self.cli(words[1:], env)
-                self.result.logged += 1
-                return True
+        words = printed_log_command(nudge, placeholders)
+        if words is not None:
+            self.cli(words[1:], env)
+            self.result.logged += 1
+            return True
         self.result.problems.append(f"a nudge without a `self-improve log` command: {nudge!r}")
         return False
 
@@ -280,7 +333,7 @@ class Ours:
         for step in session.steps:
             minute += 5
             env = timed_env(self.env, session.day, minute)
-            text = run([str(HOOKS / "prompt-submit")], prompt_payload(self.project, sid, step.prompt), env, self.project)
+            text = run([str(self.hooks / "prompt-submit")], prompt_payload(self.project, sid, step.prompt), env, self.project)
             context = injected(text)
             self.result.reminder_tokens += len(context) / 4
             if step.rule:
@@ -308,7 +361,7 @@ class Ours:
                     self.result.events.append(f"session {index + 1:>2} (day {session.day:>3}): the retry of `{self.rows[command]['command']}` passed with the injected fix")
                 minute += 1
                 env = timed_env(self.env, session.day, minute)
-                context = injected(run([str(HOOKS / "post-bash")], bash_payload(self.project, sid, row), env, self.project))
+                context = injected(run([str(self.hooks / "post-bash")], bash_payload(self.project, sid, row), env, self.project))
                 self.result.error_tokens += len(context) / 4
                 failing = row["label"] == "error"
                 self.result.failures_run += failing
@@ -319,14 +372,14 @@ class Ours:
                     self.result.false_alarms += 1
                     continue
                 self.result.error_nudges += 1
-                key = context.split("<error-detected>\n", 1)[1].split(":", 1)[0].strip()
+                key = nudge_key(context)
                 self.evidence.add(key, session.day, index)
                 known = KNOWN_FIX.search(context)
                 if known:
                     self.result.known_fixes += 1
                     fixed.add(row["kind"])
                     continue
-                fix, summary = trace.FIXES.get(key, trace.DEFAULT_FIX)
+                fix, summary = trace.FIXES.get(error_class(key), trace.DEFAULT_FIX)
                 self.agent_runs(context, {"<fix>": fix, "<one-line summary>": summary}, env)
 
     def next_passing(self) -> str:
@@ -374,7 +427,8 @@ class Ours:
                 stale = "not seen for" in why
                 self.result.retired += 1
                 self.result.retired_stale += stale
-                design = "the rule meant to go stale" if label in trace.STALE_BY_DESIGN else "NOT the rule meant to go stale"
+                meant = label.partition("/")[0] in trace.STALE_BY_DESIGN  # by its class: the subject is the output's
+                design = "the rule meant to go stale" if meant else "NOT the rule meant to go stale"
                 self.result.events.append(f"{where}: retired {label} ({why}; {design})")
             elif verb == "archived":
                 self.result.archived += 1
@@ -483,6 +537,171 @@ def play_reference(work: Path, rows: dict[str, dict], sessions: tuple[trace.Sess
     return result
 
 
+# ---- the mixed-subject trace ---------------------------------------------------------------------------
+
+
+@dataclass
+class Turn:
+    """One scripted failure of the mixed trace as one system saw it."""
+
+    mistake: str  # the ground truth: a key of replay_mixed_trace.MISTAKES
+    context: str  # what reached the model from the post-bash hook ("" if nothing)
+    logged: bool  # the agent recorded this mistake's fix after it
+    where: str = ""  # "session N" for the report
+
+
+@dataclass
+class MixedScore:
+    occurrences: int = 0  # scripted failures
+    nudged: int = 0  # ... that got an <error-detected> block
+    repeats: int = 0  # occurrences of a mistake that already occurred earlier in the trace
+    repeats_known: int = 0  # ... after the agent had logged that mistake's fix
+    right: int = 0  # nudges carrying this mistake's own fix
+    wrong: int = 0  # nudges carrying a Known fix that is not this mistake's fix
+    missed_no_fix: int = 0  # repeats with a known fix given no fix at all
+    missed_wrong_fix: int = 0  # repeats with a known fix given another mistake's fix instead
+    logged: int = 0  # fixes the agent logged
+    wrong_details: list[str] = field(default_factory=list)
+
+
+def same_text(injected_text: str, fix: str) -> bool:
+    """Whether a recalled fix is ``fix``: equal after collapsing white space, or a prefix of it
+    cut with an ellipsis (the hook's length cap)."""
+    got, want = " ".join(injected_text.split()), " ".join(fix.split())
+    if got == want:
+        return True
+    return got.endswith("…") and len(got) > 1 and want.startswith(got[:-1].rstrip())
+
+
+def fix_owner(injected_text: str, fixes: dict[str, str]) -> str | None:
+    """The mistake whose fix this recalled text is, or None for a text that is nobody's."""
+    return next((name for name, fix in fixes.items() if same_text(injected_text, fix)), None)
+
+
+def score_mixed(turns: list[Turn], fixes: dict[str, str]) -> MixedScore:
+    """Score a played mixed trace against its ground truth (``Turn.mistake``), in trace order."""
+    out = MixedScore()
+    seen: set[str] = set()
+    known: set[str] = set()  # mistakes whose fix the agent logged in an earlier turn
+    for turn in turns:
+        out.occurrences += 1
+        out.nudged += "<error-detected>" in turn.context
+        found = KNOWN_FIX.search(turn.context)
+        text = found.group(2).strip() if found else None
+        own = text is not None and same_text(text, fixes[turn.mistake])
+        if text is not None and own:
+            out.right += 1
+        elif text is not None:
+            out.wrong += 1
+            owner = fix_owner(text, fixes)
+            out.wrong_details.append(f"{turn.where + ': ' if turn.where else ''}{turn.mistake} was given "
+                                     + (f"{owner}'s fix" if owner else f"a fix of no mistake's: {text!r}"))
+        if turn.mistake in seen:
+            out.repeats += 1
+            if turn.mistake in known:
+                out.repeats_known += 1
+                if text is None:
+                    out.missed_no_fix += 1
+                elif not own:
+                    out.missed_wrong_fix += 1
+        seen.add(turn.mistake)
+        if turn.logged:
+            out.logged += 1
+            known.add(turn.mistake)
+    return out
+
+
+def mixed_fixes() -> dict[str, str]:
+    return {name: mistake.fix for name, mistake in mixed_trace.MISTAKES.items()}
+
+
+def mixed_day(offset: int) -> date:
+    return date.fromisoformat(mixed_trace.START) + timedelta(days=offset)
+
+
+def mixed_env(env: dict[str, str], offset: int, minute: int) -> dict[str, str]:
+    day = mixed_day(offset).isoformat()
+    return {**env, "SELF_IMPROVE_NOW": f"{day}T{9 + minute // 60:02d}:{minute % 60:02d}:00Z", "SELF_IMPROVE_TODAY": day}
+
+
+def play_mixed_ours(work: Path, rows: dict[str, dict], sessions: tuple[mixed_trace.Session, ...],
+                    product: Path = REPO, name: str = "mixed-ours") -> tuple[list[Turn], list[str]]:
+    """Our hooks (this checkout's, or ``product``'s) on the mixed trace; the turns and any problems."""
+    ours = Ours(work, rows, name=name, product=product)
+    ours.cli(["init"], mixed_env(ours.env, sessions[0].day, 0))
+    turns: list[Turn] = []
+    for index, session in enumerate(sessions):
+        sid = session_id(index, "mixed")
+        for number, step in enumerate(session.steps, 1):
+            env = mixed_env(ours.env, session.day, 5 * number)
+            output = run([str(ours.hooks / "post-bash")], bash_payload(ours.project, sid, rows[step.row]), env, ours.project)
+            context = injected(output) if output.strip() else ""
+            mistake = mixed_trace.MISTAKES[step.mistake]
+            found = KNOWN_FIX.search(context)
+            logged = False
+            if "<error-detected>" in context and not (found and same_text(found.group(2), mistake.fix)):
+                words = printed_log_command(context, {"<fix>": mistake.fix, "<one-line summary>": mistake.summary})
+                if words is not None:  # a nudge with a Known fix may print no command: nothing to run
+                    ours.cli(words[1:], env)
+                    logged = ours.last_returncode == 0
+                elif not found:
+                    ours.result.problems.append(f"mixed session {index + 1} ({name}): a nudge without a `self-improve log` command: {context!r}")
+            turns.append(Turn(step.mistake, context, logged, f"session {index + 1}"))
+        ours.cli(["review", "--yes"], mixed_env(ours.env, session.day, 600))
+    return turns, ours.result.problems
+
+
+def play_mixed_reference(work: Path, rows: dict[str, dict], sessions: tuple[mixed_trace.Session, ...], source: str) -> list[Turn]:
+    """The reference skill on the mixed trace: its detector (PostToolUse only); its agent appends an
+    entry to .learnings/ERRORS.md whenever the detector fires. Nothing is ever recalled."""
+    project = make_project(work / f"mixed-reference-{source}")
+    env = {**base_env(work), "SOURCE": source}
+    (project / ".learnings").mkdir()
+    errors = project / ".learnings" / "ERRORS.md"
+    errors.write_text("# Errors\n\n---\n", encoding="utf-8")
+    turns: list[Turn] = []
+    per_day: dict[str, int] = {}
+    for index, session in enumerate(sessions):
+        sid = session_id(index, "mixed")
+        for step in session.steps:
+            row = rows[step.row]
+            text = ""
+            if row["payload"].get("hook_event_name") == "PostToolUse":  # PostToolUseFailure never reaches it
+                text = run(["bash", str(REFERENCE / "error-detector.sh")], bash_payload(project, sid, row), env, project)
+            fired = "<error-detected>" in text
+            if fired:
+                day = mixed_day(session.day).strftime("%Y%m%d")
+                per_day[day] = per_day.get(day, 0) + 1
+                mistake = mixed_trace.MISTAKES[step.mistake]
+                entry = REFERENCE_ENTRY.format(
+                    id=f"ERR-{day}-{per_day[day]:03d}", name=row["command"].split()[0],
+                    logged=f"{mixed_day(session.day).isoformat()}T09:00:00Z", summary=mistake.summary,
+                    excerpt=row["output"][-200:], command=row["command"], fix=mistake.fix,
+                )
+                with errors.open("a", encoding="utf-8") as handle:
+                    handle.write("\n" + entry)
+            turns.append(Turn(step.mistake, text, fired, f"session {index + 1}"))
+    return turns
+
+
+def mixed_table(columns: list[tuple[str, MixedScore]]) -> str:
+    scores = [score for _, score in columns]
+    rows: list[tuple[str, list[str]]] = [
+        ("mistakes' occurrences nudged", [f"{r.nudged}/{r.occurrences}" for r in scores]),
+        ("wrong fixes injected (another mistake's fix; goal 0)", [str(r.wrong) for r in scores]),
+        ("right fixes recalled / repeats with a known fix", [f"{r.right} / {r.repeats_known}" for r in scores]),
+        ("  ... repeats with a known fix given no fix", [str(r.missed_no_fix) for r in scores]),
+        ("  ... repeats with a known fix given a wrong fix", [str(r.missed_wrong_fix) for r in scores]),
+        ("repeats in all (fix logged or not)", [str(r.repeats) for r in scores]),
+        ("fixes logged by the agent", [str(r.logged) for r in scores]),
+    ]
+    widths = [max(len(name) for name, _ in rows)] + [max(8, len(head)) for head, _ in columns]
+    lines = ["  ".join([" " * widths[0], *(f"{head:>{w}}" for (head, _), w in zip(columns, widths[1:], strict=True))])]
+    for name, values in rows:
+        lines.append("  ".join([f"{name:<{widths[0]}}", *(f"{v:>{w}}" for v, w in zip(values, widths[1:], strict=True))]))
+    return "\n".join(lines)
+
+
 # ---- report -----------------------------------------------------------------------------------------
 
 
@@ -513,46 +732,122 @@ def table(ours: Result, shipped: Result, stdin: Result) -> str:
     return "\n".join(lines)
 
 
+MIXED_COLUMNS = {"ours": "ours", "baseline": "ours at --baseline", "reference_shipped": "reference as shipped",
+                 "reference_stdin": "reference reading stdin"}
+
+
+def play_mixed(work: Path, baseline: Path | None = None) -> dict:
+    """The mixed trace for ours, for ``baseline`` (another checkout of ours) if given, and for the
+    reference (as shipped, and reading stdin); scored, with each turn's recalled fix."""
+    rows = corpus(MIXED_ROWS)
+    sessions = mixed_trace.SESSIONS
+    fixes = mixed_fixes()
+    played: dict[str, list[Turn]] = {}
+    problems: list[str] = []
+    played["ours"], found = play_mixed_ours(work, rows, sessions)
+    problems += found
+    if baseline is not None:
+        played["baseline"], found = play_mixed_ours(work, rows, sessions, product=baseline, name="mixed-baseline")
+        problems += found
+    played["reference_shipped"] = play_mixed_reference(work, rows, sessions, "env")
+    played["reference_stdin"] = play_mixed_reference(work, rows, sessions, "stdin")
+    out: dict = {"sessions": len(sessions), "days": sessions[-1].day - sessions[0].day, "mistakes": len(fixes),
+                 "occurrences": sum(len(s.steps) for s in sessions), "problems": problems,
+                 "baseline_path": str(baseline) if baseline is not None else None}
+    for name, turns in played.items():
+        out[name] = asdict(score_mixed(turns, fixes))
+        out[name]["turns"] = [
+            {"where": t.where, "mistake": t.mistake, "logged": t.logged,
+             "known_fix": (m.group(2).strip() if (m := KNOWN_FIX.search(t.context)) else None)}
+            for t in turns
+        ]
+    return out
+
+
+def print_mixed(result: dict) -> None:
+    print(f"mixed-subject trace: {result['mistakes']} mistakes, {result['occurrences']} scripted failures in "
+          f"{result['sessions']} sessions over {result['days']} simulated days")
+    if result["baseline_path"]:
+        print(f"ours at --baseline: {result['baseline_path']}")
+    print()
+    columns = [(head, MixedScore(**{k: v for k, v in result[name].items() if k != "turns"}))
+               for name, head in MIXED_COLUMNS.items() if name in result]
+    print(mixed_table(columns))
+    for head, score in columns:
+        if score.wrong_details:
+            print()
+            print(f"{head}, wrong fixes injected:")
+            for line in score.wrong_details:
+                print(f"  {line}")
+    if result["problems"]:
+        print()
+        print("problems (mixed trace):")
+        shown: dict[str, int] = {}
+        for problem in result["problems"]:  # a CLI's traceback: its first and last lines
+            lines = problem.strip().splitlines()
+            short = lines[0] if len(lines) < 3 else f"{lines[0]} ... {lines[-1]}"
+            shown[short] = shown.get(short, 0) + 1
+        for short, count in shown.items():
+            print(f"  {short}" + (f" ({count} times)" if count > 1 else ""))
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sessions", type=int, default=len(trace.SESSIONS), help="play only the first N sessions")
-    parser.add_argument("--json", action="store_true", help="print the three results as JSON")
+    parser.add_argument("--trace", choices=("main", "mixed", "both"), default="both",
+                        help="the main trace, the mixed-subject trace, or both (default)")
+    parser.add_argument("--sessions", type=int, default=len(trace.SESSIONS), help="play only the first N sessions of the main trace")
+    parser.add_argument("--baseline", type=Path, help="another checkout of ours (its hooks/ and self_improve/), "
+                        "played on the mixed trace beside this one, e.g. the tree before a change")
+    parser.add_argument("--json", action="store_true", help="print the results as JSON")
     parser.add_argument("--keep", action="store_true", help="keep the temp projects (their path goes to stderr)")
     args = parser.parse_args(argv)
+    if args.baseline is not None and not (args.baseline / "hooks" / "post-bash").is_file():
+        parser.error(f"--baseline {args.baseline}: no hooks/post-bash there")
     sessions = trace.SESSIONS[: max(1, args.sessions)]
-    rows = corpus()
     work = Path(tempfile.mkdtemp(prefix="si-bench-replay-"))
+    report: dict = {}
     try:
-        ours = Ours(work, rows).play(sessions)
-        shipped = play_reference(work, rows, sessions, "env")
-        stdin = play_reference(work, rows, sessions, "stdin")
+        if args.trace in ("main", "both"):
+            rows = corpus()
+            ours = Ours(work, rows).play(sessions)
+            shipped = play_reference(work, rows, sessions, "env")
+            stdin = play_reference(work, rows, sessions, "stdin")
+            report.update(sessions=len(sessions), ours=asdict(ours), reference_shipped=asdict(shipped),
+                          reference_stdin=asdict(stdin))
+        if args.trace in ("mixed", "both"):
+            report["mixed"] = play_mixed(work, args.baseline.resolve() if args.baseline else None)
     finally:
         if args.keep:
             sys.stderr.write(f"kept: {work}\n")
         else:
             shutil.rmtree(work, ignore_errors=True)
     if args.json:
-        print(json.dumps({"sessions": len(sessions), "ours": asdict(ours), "reference_shipped": asdict(shipped),
-                          "reference_stdin": asdict(stdin)}, indent=2, sort_keys=True))
+        print(json.dumps(report, indent=2, sort_keys=True))
         return 0
-    span = sessions[-1].day - sessions[0].day
-    prompts = sum(len(s.steps) for s in sessions)
-    print(f"trace: {len(sessions)} sessions over {span} simulated days, {prompts} prompts, "
-          f"{sum(r['label'] == 'error' for s in sessions for st in s.steps for c in st.commands for r in [rows[c]])} scripted failures")
-    print()
-    print(table(ours, shipped, stdin))
-    print()
-    print("ours, in order:")
-    for event in ours.events:
-        print(f"  {event}")
-    for name, result in (("ours", ours), ("reference as shipped", shipped), ("reference reading stdin", stdin)):
-        for path in result.files_touched:
-            print(f"{name}: touched {path}")
-    if ours.problems:
+    if args.trace in ("main", "both"):
+        span = sessions[-1].day - sessions[0].day
+        prompts = sum(len(s.steps) for s in sessions)
+        print(f"trace: {len(sessions)} sessions over {span} simulated days, {prompts} prompts, "
+              f"{sum(r['label'] == 'error' for s in sessions for st in s.steps for c in st.commands for r in [rows[c]])} scripted failures")
         print()
-        print("problems:")
-        for problem in ours.problems:
-            print(f"  {problem}")
+        print(table(ours, shipped, stdin))
+        print()
+        print("ours, in order:")
+        for event in ours.events:
+            print(f"  {event}")
+        for name, result in (("ours", ours), ("reference as shipped", shipped), ("reference reading stdin", stdin)):
+            for path in result.files_touched:
+                print(f"{name}: touched {path}")
+        if ours.problems:
+            print()
+            print("problems:")
+            for problem in ours.problems:
+                print(f"  {problem}")
+    if args.trace == "both":
+        print()
+        print()
+    if args.trace in ("mixed", "both"):
+        print_mixed(report["mixed"])
     return 0
 
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from self_improve.errors import SelfImproveError
+from self_improve.lines import lines_of  # the one copy, also imported from here by review
 
 Content = bytes | str | None  # None: the file is absent (before) or is to be deleted (after)
 
@@ -22,16 +23,6 @@ def _text(content: Content) -> str:
     if isinstance(content, bytes):
         return content.decode("utf-8", "surrogateescape")
     return content
-
-
-def lines_of(text: str) -> list[str]:
-    """Lines with their endings, ``"".join`` giving back ``text`` exactly. Only ``\\n`` ends a
-    line: a lone ``\\r`` or ``\\x0b`` is text (so a CRLF file keeps its ``\\r\\n``)."""
-    parts = text.split("\n")
-    lines = [part + "\n" for part in parts[:-1]]
-    if parts[-1]:
-        lines.append(parts[-1])
-    return lines
 
 
 def unified_diff(before: Content, after: Content, label: str) -> str:

@@ -19,7 +19,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("kind", choices=list(KINDS), help="which file: learning, error or feature")
     parser.add_argument("summary", help="one line")
-    parser.add_argument("--pattern-key", default="", help="stable key such as deps.module-not-found")
+    parser.add_argument("--pattern-key", default="", help="the fingerprint a nudge printed (deps.module-not-found/python:yaml), or a stable area.topic key")
     parser.add_argument("--category", default="", help=f"learning category ({' | '.join(LEARNING_CATEGORIES)}) or the error's command name")
     parser.add_argument("--priority", default="", choices=[*PRIORITIES, ""], metavar="PRIORITY", help=" | ".join(PRIORITIES))
     parser.add_argument("--area", default="", help="frontend | backend | infra | tests | docs | config")

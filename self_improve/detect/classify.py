@@ -1,9 +1,11 @@
 """Is a finished shell command an error, and which one?
 
-    class Detection:          # immutable record: Detection(pattern_key, title, excerpt)
+    class Detection:          # immutable record: Detection(pattern_key, title, excerpt, subject)
         pattern_key: str      # "area.symptom" from the table in rules.toml, e.g. "deps.module-not-found"
         title: str            # short summary in OUR words, e.g. "Module or package not found"
         excerpt: str          # <= 200 chars of the output around the hit, one line, secrets redacted
+        subject: str          # which mistake of the class (subjects.toml), e.g. "python:yaml"
+        fingerprint: str      # "deps.module-not-found/python:yaml": the unit the store learns
 
     def detect(result: ToolResult, rules: Rules | None = None) -> Detection | None
 
@@ -19,7 +21,7 @@ run only when a needle occurs in the text; big outputs are cut to a head and a t
 
 from __future__ import annotations
 
-import re
+from self_improve import rx as re  # re, with compiled programs cached across processes
 
 from self_improve.detect.patterns import compile_pattern, pattern_needles
 from self_improve.detect.rules import GENERIC_NONZERO, INTERRUPTED, ErrorRule, Rules, load_rules
@@ -36,15 +38,27 @@ _SUCCESS_TAIL = 2000  # a passing test summary must sit in the last characters o
 
 
 class Detection(Frozen):
-    """One detected error: its Pattern-Key, our title for it, and a redacted one-line excerpt."""
+    """One detected error: its Pattern-Key (the class), our title for it, a redacted one-line
+    excerpt, and its subject (``subjects.py``: which mistake of that class, "" if none is known).
 
-    __slots__ = ("pattern_key", "title", "excerpt")
+    ``fingerprint`` is what the store counts, merges and recalls by.
+    """
+
+    __slots__ = ("pattern_key", "title", "excerpt", "subject")
     pattern_key: str
     title: str
     excerpt: str
+    subject: str
 
-    def __init__(self, pattern_key: str, title: str, excerpt: str) -> None:
-        self._set(pattern_key, title, excerpt)
+    def __init__(self, pattern_key: str, title: str, excerpt: str, subject: str = "") -> None:
+        self._set(pattern_key, title, excerpt, subject)
+
+    @property
+    def fingerprint(self) -> str:
+        """``deps.module-not-found/python:yaml``; the Pattern-Key alone when there is no subject."""
+        from self_improve.detect.subjects import fingerprint
+
+        return fingerprint(self.pattern_key, self.subject)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -131,13 +145,17 @@ class _Scanner:
         return self._ignore(self.line(offset))
 
     def handled(self, hit: _Hit, strong_lines: set[int]) -> bool:
-        """A failure the program itself reports as handled: 'retrying', 'falling back'...
+        """A failure the program itself reports as handled: 'retrying', 'falling back'... on its
+        line or on the next one ("attempt 1 failed" / "retrying in 2s...").
 
         A traceback logged right under such a line (logger.exception) is handled too.
         """
         if self._handled is None:
             self._handled = _any_matcher(self.rules.handled)
         if self._handled(self.line(hit.start)):
+            return True
+        end = self.folded.find("\n", hit.start)
+        if end != -1 and self._handled(self.line(end + 1)):
             return True
         start = self.line_start(hit.start)
         if start == 0:
@@ -182,7 +200,7 @@ def detect(result: ToolResult, rules: Rules | None = None) -> Detection | None:
         return None
     scanner = _Scanner(text, rules, command)
     code = result.exit_code
-    answered_no = code == 1 and any(c.matches(rules.check_commands) for c in line.commands)
+    answered_no = _answers_no(line, code, rules)
     found: _Finding | None
     if code not in (0, None) and not answered_no:
         found = _classify_failure(scanner, code, result.interrupted)
@@ -192,7 +210,24 @@ def detect(result: ToolResult, rules: Rules | None = None) -> Detection | None:
             found = _Finding(INTERRUPTED, _tail_offset(scanner))
     if found is None:
         return None
-    return Detection(found.key, rules.title(found.key), text.excerpt(found.offset))
+    from self_improve.detect.subjects import subject_for
+
+    subject = subject_for(found.key, text, found.offset, command, result.cwd)
+    return Detection(found.key, rules.title(found.key), text.excerpt(found.offset), subject)
+
+
+def _checks_for(code: int | None, rules: Rules) -> frozenset[str]:
+    """The yes/no checks whose exit ``code`` means "no": [commands].check for 1, else
+    [commands.check_codes] (getent's 2, systemctl is-active's 3...)."""
+    if code == 1:
+        return rules.check_commands
+    return rules.check_codes.get(code, frozenset()) if code is not None else frozenset()
+
+
+def _answers_no(line: CommandLine, code: int | None, rules: Rules) -> bool:
+    """Is this a yes/no check answering "no" (its exit code says so, and it is in the line)?"""
+    checks = _checks_for(code, rules)
+    return bool(checks) and any(c.matches(checks) for c in line.commands)
 
 
 def _only_ours(line: CommandLine, rules: Rules) -> bool:
@@ -229,8 +264,13 @@ def _classify_text(scanner: _Scanner, line: CommandLine, answered_no: bool) -> _
     producers = line.producers
     if producers and all(c.matches(rules.viewer_commands) for c in producers):
         return _own_diagnostic(scanner, producers)
-    excluded = _self_lines(line.commands, rules.check_commands) if answered_no else None
-    strong_hits = _strong_hits(scanner, excluded)
+    served = _serves_data(line, rules)
+    if served:
+        own = _own_diagnostic(scanner, served)
+        if own is not None:
+            return own
+    excluded = _self_lines(line.commands, rules.check_commands.union(*rules.check_codes.values())) if answered_no else None
+    strong_hits = _strong_hits(scanner, excluded, served=bool(served))
     if not strong_hits:
         return None
     strong_lines = {scanner.line_start(h.start) for h in strong_hits}
@@ -247,9 +287,25 @@ def _classify_text(scanner: _Scanner, line: CommandLine, answered_no: bool) -> _
     return _refine_on_line(scanner, first)
 
 
-def _strong_hits(scanner: _Scanner, excluded: Callable[[str], bool] | None) -> list[_Hit]:
+def _serves_data(line: CommandLine, rules: Rules) -> list[Command]:
+    """The HTTP clients of a line whose output is a server's data: a client prints, and every
+    other program of the line is a viewer (``curl -s url | jq .``); else []."""
+    clients = [c for c in line.commands if c.matches(rules.client_commands)]
+    if not clients or not any(c.matches(rules.client_commands) for c in line.producers):
+        return []
+    others = (c for c in line.commands if not c.matches(rules.client_commands))
+    if all(c.matches(rules.viewer_commands) or c.name in rules.silent_commands for c in others):
+        return clients
+    return []
+
+
+def _strong_hits(scanner: _Scanner, excluded: Callable[[str], bool] | None, served: bool = False) -> list[_Hit]:
+    """Strong hits of every rule; on a server's data (``served``), of the rules that read an HTTP
+    client's output only: those marked ``clients`` and those whose command scope matches."""
     hits: list[_Hit] = []
     for index, rule in enumerate(scanner.rules.rules):
+        if served and rule.command is None and not rule.clients:
+            continue
         if rule.strong and scanner.may_match(rule):
             for hit in scanner.hits(index, rule.strong):
                 if excluded is None or not excluded(scanner.line(hit.start)):

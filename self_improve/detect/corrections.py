@@ -253,13 +253,13 @@ _COMPILED: dict[str, Any] = {}
 
 
 def _compile(regex: str) -> Any:
-    """Compiled once per process; ``re`` itself is imported only once a needle has matched,
-    so a prompt that is clearly no correction costs no regex machinery at all."""
+    """Compiled once per process (``rx``: once per machine); the regex machinery is loaded only
+    once a needle has matched, so a prompt that is clearly no correction costs none at all."""
     found = _COMPILED.get(regex)
     if found is None:
-        import re
+        from self_improve import rx
 
-        found = _COMPILED[regex] = re.compile(regex, re.MULTILINE)
+        found = _COMPILED[regex] = rx.compile(regex, rx.MULTILINE)
     return found
 
 

@@ -14,8 +14,8 @@ when no needle of any rule does.
 
 from __future__ import annotations
 
-import re
-from functools import cache
+from self_improve import rx as re  # re, with compiled programs cached across processes
+from self_improve.memo import cache  # functools.cache, without importing functools
 
 from self_improve.detect.nesting import closing_paren
 

@@ -14,54 +14,45 @@ interrupted command) the answer is "not clearly clean" and the full detector run
 
 from __future__ import annotations
 
-import marshal
 import os
 
+from self_improve import marshal_cache
 from self_improve.paths import user_cache_dir
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-RULES_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "rules.toml")
+HERE = os.path.dirname(os.path.abspath(__file__))
+RULES_FILE = os.path.join(HERE, "rules.toml")
 FORMAT = 1
 
 
-def cache_path(kind: str) -> str | None:
-    """``<cache>/<kind>-<size>-<mtime_ns>.marshal`` for the installed rules.toml."""
-    try:
-        info = os.stat(RULES_FILE)
-    except OSError:
-        return None
-    return os.path.join(user_cache_dir(), f"{kind}-v{FORMAT}-{info.st_size}-{info.st_mtime_ns}.marshal")
+def cache_path(kind: str, source: str = "rules.toml", *also: str) -> str | None:
+    """``<cache>/<kind>-<size>-<mtime_ns>.marshal`` for the installed file ``source`` (rules.toml,
+    subjects.toml), and each file of ``also`` that the value depends on (this folder's)."""
+    stamp = ""
+    for name in (source, *also):
+        try:
+            info = os.stat(os.path.join(HERE, name))
+        except OSError:
+            return None
+        stamp += f"-{info.st_size}-{info.st_mtime_ns}"
+    return os.path.join(user_cache_dir(), f"{kind}-v{FORMAT}{stamp}.marshal")
 
 
-def write_cache(kind: str, value: Any) -> None:
+def write_cache(kind: str, value: Any, source: str = "rules.toml", *also: str) -> None:
     """Store ``value`` (marshal-able) for the installed rules.toml. Best effort: a cache that cannot
     be written only costs the next process the work it saves."""
-    path = cache_path(kind)
-    if path is None:
-        return
-    try:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        tmp = f"{path}.{os.getpid()}.tmp"
-        with open(tmp, "wb") as handle:
-            marshal.dump(value, handle)
-        os.replace(tmp, path)
-    except (OSError, ValueError):
-        pass
+    path = cache_path(kind, source, *also)
+    if path is not None:
+        marshal_cache.write(path, value)
 
 
-def read_cache(kind: str) -> object | None:
-    """What ``write_cache`` stored for the installed rules.toml, or None."""
-    path = cache_path(kind)
-    if path is None:
-        return None
-    try:
-        with open(path, "rb") as handle:
-            return marshal.load(handle)
-    except (OSError, ValueError, EOFError, TypeError):
-        return None
+def read_cache(kind: str, source: str = "rules.toml", *also: str) -> object | None:
+    """What ``write_cache`` stored for the installed ``source`` (and ``also``), or None."""
+    path = cache_path(kind, source, *also)
+    return marshal_cache.read(path) if path is not None else None
 
 
 def write_screen(needles: tuple[str, ...] | None, head_chars: int, tail_chars: int) -> None:

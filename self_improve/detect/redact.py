@@ -35,14 +35,15 @@ that crosses the window's edge is replaced whole, never cut in two.  Patterns co
 
 from __future__ import annotations
 
-import re
-from functools import lru_cache
+from self_improve import rx as re  # re, with compiled programs cached across processes
+from self_improve.memo import lru_cache  # functools.lru_cache, without importing functools
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
     Judge = Callable[[re.Match[str]], Sequence[tuple[int, int]]]
+    Gate = tuple[bool, tuple[str, ...]] | None
 
 REDACTED = "[REDACTED]"
 _HEX = frozenset("0123456789abcdefABCDEF")
@@ -177,10 +178,89 @@ def _rules() -> tuple[tuple[str, str, re.Pattern[str], Judge], ...]:
                  for name, label, pattern, judge in raw)
 
 
+# Which rules can match a text at all. ``patterns.needle`` proves, from a pattern's text, literals
+# of which every match contains one; a rule whose literals are all absent from a text has nothing
+# to find there and is not run (the vendor prefixes, the keywords: most of the 77, on most
+# output). That proof is a cheap scan, but 77 of them cost a hook more than running the rules, so
+# the hooks keep the literals in the cache dir (``save_gates``), keyed by the rules and by the
+# code that derives them; any other process (the CLI's review must leave the user's folders as
+# they were) only reads them.
+_GATE_SOURCES = ("redact_rules.py", "redact.py", "patterns.py")
+_unsaved_gates: tuple[tuple[str, ...], tuple[Gate, ...]] | None = None
+
+
+@lru_cache(maxsize=1)
+def _gates() -> tuple[Gate, ...]:
+    """Per rule of ``_rules()``: (ignores case, literals of which each match contains one), or None
+    when nothing is known (the rule always runs)."""
+    from self_improve.detect import prescreen
+
+    global _unsaved_gates
+    texts = tuple(pattern.pattern for _name, _tag_text, pattern, _judge in _rules())
+    cached = prescreen.read_cache("redact-needles", *_GATE_SOURCES)
+    if isinstance(cached, tuple) and len(cached) == 2 and cached[0] == texts and _are_gates(cached[1], len(texts)):
+        return cached[1]
+    gates = tuple(_gate(name, pattern) for name, _tag_text, pattern, _judge in _rules())
+    _unsaved_gates = (texts, gates)
+    return gates
+
+
+def save_gates() -> None:
+    """Write the gates this process had to derive to the cache dir (the hooks call it as they
+    finish; a no-op when they came from there)."""
+    global _unsaved_gates
+    if _unsaved_gates is not None:
+        from self_improve.detect import prescreen
+
+        prescreen.write_cache("redact-needles", _unsaved_gates, *_GATE_SOURCES)
+        _unsaved_gates = None
+
+
+def _gate(name: str, pattern: re.Pattern[str]) -> Gate:
+    from self_improve.detect.patterns import needle
+    from self_improve.detect.redact_rules import NEEDLES
+
+    literals = NEEDLES.get(name) or needle(pattern.pattern)
+    if not literals or pattern.flags & re.VERBOSE:
+        return None
+    if pattern.flags & re.IGNORECASE:
+        # Compared with the text lowered, and only an ASCII text: there re's case-insensitive
+        # match of an ASCII letter is exactly equality of the lowered letters (in other texts a
+        # "ſ" matches "s", a Kelvin sign "k"...).
+        if not all(literal.isascii() for literal in literals):
+            return None
+        return True, tuple(literal.lower() for literal in literals)
+    return False, literals
+
+
+def _are_gates(value: object, count: int) -> bool:
+    return isinstance(value, tuple) and len(value) == count and all(
+        gate is None or (isinstance(gate, tuple) and len(gate) == 2 and isinstance(gate[0], bool)
+                         and isinstance(gate[1], tuple) and bool(gate[1]) and all(isinstance(x, str) for x in gate[1]))
+        for gate in value
+    )
+
+
+def _runnable(text: str) -> list[tuple[int, tuple[str, str, re.Pattern[str], Judge]]]:
+    """(index, rule) of the rules that can match ``text``, in priority order."""
+    lowered = text.lower() if text.isascii() else None
+    out = []
+    for index, (rule, gate) in enumerate(zip(_rules(), _gates(), strict=True)):
+        if gate is not None:
+            ignore_case, literals = gate
+            if ignore_case:
+                if lowered is not None and not any(literal in lowered for literal in literals):
+                    continue
+            elif not any(literal in text for literal in literals):
+                continue
+        out.append((index, rule))
+    return out
+
+
 def _spans(text: str) -> list[tuple[int, int, int]]:
     """Every secret span of ``text`` as (start, end, rule index), overlaps merged."""
     found: list[tuple[int, int, int]] = []
-    for index, (_name, _tag_text, pattern, judge) in enumerate(_rules()):
+    for index, (_name, _tag_text, pattern, judge) in _runnable(text):
         for match in pattern.finditer(text):
             found.extend((start, end, index) for start, end in judge(match))
     found.sort()
@@ -241,7 +321,7 @@ def _until_stable(text: str) -> str:
 def find_secret(text: str) -> str | None:
     """The name of the first rule (in priority order) that finds a secret in ``text``, or None:
     ``promote`` refuses text that still holds one, and tests check ``find_secret(redact(x))``."""
-    for name, _tag_text, pattern, judge in _rules():
+    for _index, (name, _tag_text, pattern, judge) in _runnable(text):
         for match in pattern.finditer(text):
             if judge(match):
                 return name

@@ -16,7 +16,7 @@ first matched group named s, s1, s2 ... (or the whole match) is the secret.
 
 from __future__ import annotations
 
-import re
+from self_improve import rx as re  # re, with compiled programs cached across processes
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -49,6 +49,11 @@ SECRET_WORDS = (
     r"|(?:primary|secondary|master|encryption|signing|subscription|license)[_-]?key"
     r"|(?<![A-Za-z0-9])auth|[_.-]?signature)"
 )
+# Literals of which every key SECRET_WORDS matches holds one, whatever its case (checked
+# alternative by alternative in tests/detect/test_redact_gates.py). ``patterns.needle`` cannot
+# read them off the pattern (an alternative starts with a class), and without them the rule
+# built on SECRET_WORDS would run on every text (``redact._gates``).
+SECRET_WORD_NEEDLES = ("pass", "pwd", "secret", "token", "key", "cred", "auth", "signature")
 # Values that say "no value" (lower case, as programs print them): not secrets.  Short on
 # purpose: "changeme" or "UNDEFINED" may well be someone's password.
 _PLACEHOLDERS = frozenset("none null nil true false * ** *** **** ***** ****** ******* ******** xxx xxxx".split())
@@ -212,6 +217,10 @@ SHAPES: tuple[tuple[str, str | None, str], ...] = (
     ("braintree-token", "api-key", r"access_token\$production\$[a-z0-9]{16}\$[a-f0-9]{32}"),
     ("jwt", "jwt", r"(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{5,}+\.[A-Za-z0-9_-]{5,}+(?:\.[A-Za-z0-9_-]*+)?"),
 )
+
+
+# Needles of the rules whose pattern ``patterns.needle`` cannot read, proved by hand (as above).
+NEEDLES: dict[str, tuple[str, ...]] = {"secret-assignment": SECRET_WORD_NEEDLES}
 
 
 def context_rules() -> list[tuple[str, str | None, str, Judge | None]]:

@@ -12,7 +12,7 @@ through a ``marshal`` copy (``prescreen.read_cache``), and patterns stay text un
 from __future__ import annotations
 
 import os
-from functools import lru_cache
+from self_improve.memo import lru_cache  # functools.lru_cache, without importing functools
 
 from self_improve.detect.patterns import compile_pattern, fold_pattern, needle
 from self_improve.events import Frozen
@@ -32,19 +32,22 @@ class ErrorRule(Frozen):
     """Patterns naming one Pattern-Key (see the schema in rules.toml).
 
     ``needles``: literals of which any match of any pattern contains one; () means "always try".
+    ``clients``: the rule also judges what an HTTP client prints (otherwise the server's data).
     """
 
-    __slots__ = ("key", "strong", "weak", "command", "needles", "origin")
+    __slots__ = ("key", "strong", "weak", "command", "needles", "origin", "clients")
     key: str
     strong: tuple[str, ...]
     weak: tuple[str, ...]
     command: str | None
     needles: tuple[str, ...]
     origin: str
+    clients: bool
 
     def __init__(self, key: str, strong: tuple[str, ...] = (), weak: tuple[str, ...] = (),
-                 command: str | None = None, needles: tuple[str, ...] = (), origin: str = "builtin") -> None:
-        self._set(key, strong, weak, command, needles, origin)
+                 command: str | None = None, needles: tuple[str, ...] = (), origin: str = "builtin",
+                 clients: bool = False) -> None:
+        self._set(key, strong, weak, command, needles, origin, clients)
 
 
 class Rules(Frozen):
@@ -56,7 +59,7 @@ class Rules(Frozen):
 
     __slots__ = ("rules", "titles", "exit_codes", "check_commands", "viewer_commands", "silent_commands",
                  "wrapper_commands", "diagnostics", "handled", "success", "success_keeps", "ignore",
-                 "ignore_commands", "head_chars", "tail_chars", "warnings", "own_commands")
+                 "ignore_commands", "head_chars", "tail_chars", "warnings", "own_commands", "check_codes", "client_commands")
     rules: tuple[ErrorRule, ...]
     titles: Mapping[str, str]
     exit_codes: Mapping[int, str]
@@ -74,6 +77,8 @@ class Rules(Frozen):
     tail_chars: int
     warnings: tuple[str, ...]
     own_commands: frozenset[str]
+    check_codes: Mapping[int, frozenset[str]]  # checks answering "no" with an exit code other than 1
+    client_commands: frozenset[str]  # HTTP clients: their output is the server's data
 
     def __init__(self, *, rules: tuple[ErrorRule, ...], titles: Mapping[str, str], exit_codes: Mapping[int, str],
                  check_commands: frozenset[str], viewer_commands: frozenset[str], silent_commands: frozenset[str],
@@ -81,10 +86,13 @@ class Rules(Frozen):
                  handled: tuple[str, ...], success: tuple[str, ...], success_keeps: tuple[str, ...],
                  ignore: tuple[str, ...], ignore_commands: tuple[str, ...] = (), head_chars: int = 8192,
                  tail_chars: int = 32768, warnings: tuple[str, ...] = (),
-                 own_commands: frozenset[str] = frozenset()) -> None:
+                 own_commands: frozenset[str] = frozenset(),
+                 check_codes: Mapping[int, frozenset[str]] | None = None,
+                 client_commands: frozenset[str] = frozenset()) -> None:
         self._set(rules, titles, exit_codes, check_commands, viewer_commands, silent_commands,
                   wrapper_commands, diagnostics, handled, success, success_keeps, ignore,
-                  ignore_commands, head_chars, tail_chars, warnings, own_commands)
+                  ignore_commands, head_chars, tail_chars, warnings, own_commands, check_codes or {},
+                  client_commands)
 
     @property
     def keys(self) -> frozenset[str]:
@@ -172,6 +180,16 @@ def _screen_needles(rules: Rules) -> set[str] | None:
     return needles
 
 
+def class_keys() -> frozenset[str]:
+    """The packaged Pattern-Keys (the error classes), read without writing any cache: for the
+    CLI's review, which must leave the user's folders as they were."""
+    if _packaged_table.cache_info().currsize:
+        return frozenset(_packaged_table().get("titles", {}))
+    import tomllib
+
+    return frozenset(tomllib.loads(_read_packaged_text()).get("titles", {}))
+
+
 def load_rules(overrides: Mapping[str, Any] | None = None) -> Rules:
     """The packaged rules, merged with a user's ``[detect]`` table.
 
@@ -213,6 +231,8 @@ def _build_rules(table: Mapping[str, Any], overrides: Mapping[str, Any] | None) 
         tail_chars=int(scan.get("tail_chars", 32768)),
         warnings=tuple(warnings),
         own_commands=frozenset(_names(commands.get("own"))),
+        check_codes={int(code): frozenset(_names(names)) for code, names in commands.get("check_codes", {}).items()},
+        client_commands=frozenset(_names(commands.get("client"))),
     )
 
 
@@ -223,6 +243,7 @@ def _builtin_rule(raw: Mapping[str, Any]) -> ErrorRule:
         weak=_lines(raw.get("weak")),
         command=raw.get("command"),
         needles=_lines(raw.get("needles")),
+        clients=raw.get("clients") is True,
     )
 
 
@@ -234,7 +255,7 @@ def _lines(value: object) -> tuple[str, ...]:
     if value is None:
         return ()
     if isinstance(value, str):
-        return tuple(line for line in value.split("\n") if line.strip())
+        return tuple(filter(str.strip, value.split("\n")))  # the lines that are not blank, at C speed
     return _array(value)
 
 
@@ -243,7 +264,7 @@ def _names(value: object) -> tuple[str, ...]:
     if value is None:
         return ()
     if isinstance(value, str):
-        return tuple(name.strip() for name in value.replace("\n", " ").split(",") if name.strip())
+        return tuple(filter(None, map(str.strip, value.replace("\n", " ").split(","))))
     return _array(value)
 
 
@@ -364,7 +385,8 @@ def _user_rule(raw: object, index: int, warnings: list[str]) -> tuple[ErrorRule,
         return None
     title = raw.get("title")
     title = title.strip() if isinstance(title, str) and title.strip() else f"Custom error ({key})"
-    rule = ErrorRule(key=key, strong=strong, weak=weak, command=command, needles=_rule_needles(strong + weak), origin="user")
+    rule = ErrorRule(key=key, strong=strong, weak=weak, command=command, needles=_rule_needles(strong + weak), origin="user",
+                     clients=True)  # a user's rule is meant for whatever it matches, curl's output too
     return rule, title
 
 

@@ -13,8 +13,8 @@ protected is not remembered, and nothing is expanded.
 from __future__ import annotations
 
 import os
-import re
-from functools import cache
+from self_improve import rx as re  # re, with compiled programs cached across processes
+from self_improve.memo import cache  # functools.cache, without importing functools
 
 from self_improve.detect.nesting import closing_paren
 

@@ -6,8 +6,8 @@
 
 from __future__ import annotations
 
-import re
-from functools import lru_cache
+from self_improve import rx as re  # re, with compiled programs cached across processes
+from self_improve.memo import lru_cache  # functools.lru_cache, without importing functools
 
 EXCERPT_MAX = 200
 

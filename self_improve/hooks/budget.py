@@ -38,9 +38,10 @@ if TYPE_CHECKING:
 # than a small payload (bench/hooks_bounded.py); 32 MiB would cost 4x that memory, for
 # outputs of which detection reads only the first 8 and the last 32 KiB anyway.
 MAX_PARSED_BYTES = 8 * 1024 * 1024
-# The whole call, start-up excluded: a failing command is recorded in ~60 ms, a prompt in ~20 ms,
-# so 2 s is never reached by honest work, even on a loaded machine with hooks running in
-# parallel; and it stays far below the harnesses' own hook timeouts (ours register 30 s).
+# The whole call, start-up excluded: a failing command is recorded in ~12 ms, a prompt in ~5 ms
+# (a first call, which fills the cache dir, in ~50 ms), so 2 s is never reached by honest work,
+# even on a loaded machine with hooks running in parallel; and it stays far below the harnesses'
+# own hook timeouts (ours register 30 s).
 DEADLINE_SECONDS = 2.0
 # How long a write that has started may still run after the deadline before it is interrupted.
 GRACE_SECONDS = 0.5

@@ -51,9 +51,24 @@ def run(name: str) -> int:
         pass
     finally:
         BUDGET.disarm()
+        _keep_compiled_patterns()
         if os.environ.get("SELF_IMPROVE_DEBUG") == "1":
             sys.stderr.write(f"self-improve hook {name}: {1000 * (time.perf_counter() - started):.1f} ms\n")
     return 0
+
+
+def _keep_compiled_patterns() -> None:
+    """What this call had to derive, kept in the cache dir for the next one: the regex programs it
+    compiled (``rx.save``) and the redaction rules' needles (``redact.save_gates``). After the
+    output, and only from the modules this call loaded. (The CLI writes none of it: ``review``
+    must leave the user's folders as they were.)"""
+    for module, function in (("self_improve.rx", "save"), ("self_improve.detect.redact", "save_gates")):
+        loaded = sys.modules.get(module)
+        if loaded is not None:
+            try:
+                getattr(loaded, function)()
+            except Exception as exc:  # noqa: BLE001 - a cache is best effort
+                debug(f"could not keep {module}'s cache: {type(exc).__name__}: {exc}", exc)
 
 
 def _run_within_budget(name: str) -> None:
@@ -122,6 +137,7 @@ def post_bash(payload: dict[str, Any]) -> str:
     _report_pattern_timeouts()
     if detection is None:
         return ""
+    context.hold_counts()  # errors_recorded is written with the nudge's counts: one write, not two
     try:
         with BUDGET.critical(f"recording {detection.pattern_key}"):
             seen = context.record_error(detection, result)
@@ -133,7 +149,12 @@ def post_bash(payload: dict[str, Any]) -> str:
             context.note_error_nudge(recall=seen.fix is not None)
     except Exception as exc:  # noqa: BLE001 - counters are best effort
         debug(f"post-bash: could not count the nudge: {type(exc).__name__}: {exc}", exc)
-    nudge = render_error_nudge(detection.pattern_key, detection.title, seen)
+    try:
+        with BUDGET.critical("counting the error"):
+            context.release_counts()  # what the nudge's write did not take (it failed): nothing, usually
+    except Exception as exc:  # noqa: BLE001 - counters are best effort
+        debug(f"post-bash: could not count the error: {type(exc).__name__}: {exc}", exc)
+    nudge = render_error_nudge(detection.fingerprint, detection.title, seen)
     return adapter.format_context(adapter.tool_event(payload), nudge)
 
 
@@ -145,12 +166,16 @@ def _report_pattern_timeouts() -> None:
             debug(f"post-bash: {line}")
 
 
-def render_error_nudge(pattern_key: str, title: str, seen: hook_state.Seen) -> str:
-    """Our words, the Pattern-Key and sanitised store text only (``sanitise``): raw tool output
-    is untrusted and never injected, and a store's text is somebody else's."""
+def render_error_nudge(fingerprint: str, title: str, seen: hook_state.Seen) -> str:
+    """Our words, the fingerprint and sanitised store text only (``sanitise``): raw tool output
+    is untrusted and never injected, and a store's text is somebody else's. The fingerprint's
+    subject passed ``subjects.safe`` (a short string of ``[A-Za-z0-9._:/@+-]``), so the printed
+    command carries it unquoted and lands on the entry the hook just wrote."""
     from self_improve.detect import sanitise
+    from self_improve.detect.subjects import describe
 
-    pattern_key, title = sanitise.inline(pattern_key, 80), sanitise.inline(title, 120)
+    fingerprint, title = sanitise.inline(fingerprint, 120), sanitise.inline(title, 120)
+    named = describe(fingerprint)
     history = ""
     if seen.count > 1:
         history = f" Seen {seen.count}x in {seen.sessions} session(s)."
@@ -159,13 +184,13 @@ def render_error_nudge(pattern_key: str, title: str, seen: hook_state.Seen) -> s
     if seen.fix is not None:
         logged = f" logged {seen.fix.logged}" if seen.fix.logged else ""
         return (
-            f"<error-detected>\n{pattern_key}: {title}.{history}\n"
+            f"<error-detected>\n{named}: {title}.{history}\n"
             f"Known fix (from {seen.fix.entry_id}{logged} in this repo): {seen.fix.text}\n</error-detected>"
         )
     return runnable(
-        f"<error-detected>\n{pattern_key}: {title}.{history}\n"
+        f"<error-detected>\n{named}: {title}.{history}\n"
         f"Once fixed, record the fix:\n"
-        f'self-improve log error --pattern-key {pattern_key} --action "<fix>" "<one-line summary>"\n'
+        f'self-improve log error --pattern-key {fingerprint} --action "<fix>" "<one-line summary>"\n'
         f"</error-detected>"
     )
 

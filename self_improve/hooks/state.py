@@ -63,7 +63,7 @@ class Fix(Frozen):
 
 
 class Seen(Frozen):
-    """Occurrences of a Pattern-Key so far, this one included (0: not recorded), and its fix."""
+    """Occurrences of a fingerprint so far, this one included (0: not recorded), and its fix."""
 
     __slots__ = ("count", "sessions", "fix")
     count: int
@@ -168,6 +168,7 @@ class Context:
         self.fs = fs
         self.state = state
         self.config = config
+        self._held: dict[str, int] | None = None  # counts ``bump`` holds for the next write (hold_counts)
 
     @property
     def state_dir(self) -> str:
@@ -229,7 +230,7 @@ class Context:
         self.fs.replace(name, self.session.encode("utf-8", "replace"), durable=False)
 
     def record_error(self, detection: Detection, result: ToolResult) -> Seen:
-        """Bump (or create) the ERR entry for this Pattern-Key; then look for its known fix."""
+        """Bump (or create) the ERR entry for this fingerprint; then look for its known fix."""
         store = self._store()
         if store is None:
             return Seen(0, 0, None)
@@ -237,27 +238,30 @@ class Context:
 
         logged = record_detection(store, detection, result)
         if logged is None:  # hooks.record_errors is off
-            return Seen(0, 0, self._known_fix(store, detection.pattern_key))
+            return Seen(0, 0, self._known_fix(store, detection.fingerprint))
         self.bump("errors_recorded")
-        return Seen(logged.recurrence_count, logged.tasks, self._known_fix(store, detection.pattern_key))
+        return Seen(logged.recurrence_count, logged.tasks, self._known_fix(store, detection.fingerprint))
 
-    def _known_fix(self, store: Store, pattern_key: str) -> Fix | None:
-        """Just-in-time recall, k=1: the one resolved or promoted entry's fix, through the sanitiser.
+    def _known_fix(self, store: Store, fingerprint: str) -> Fix | None:
+        """Just-in-time recall, k=1: the newest fix recorded for exactly this fingerprint (the
+        class and the subject: a sibling's fix is never offered), through the sanitiser.
 
+        Any active entry with a fix counts, so a fix logged with the command the nudge printed is
+        recalled the very next time; a closed one (wont_fix, retired, archived) does not.
         An entry whose ID is malformed is not recalled at all: its text is somebody's, not ours.
         The size cap is personal (user-level config) and can only lower ``MAX_INJECTED_CHARS``.
         """
         if not self.setting("hooks.recall"):
             return None
         from self_improve.detect import sanitise
-        from self_improve.store.entry import ID_PATTERN
+        from self_improve.store.entry import ACTIVE_STATUSES, ID_PATTERN
         from self_improve.store.store import latest_action
 
         limit = max(20, int(self.setting("hooks.max_fix_chars")))
         for kind in ("error", "learning"):
-            for entry in reversed(store.with_pattern_key(kind, pattern_key)):
+            for entry in reversed(store.with_pattern_key(kind, fingerprint)):
                 entry_id = entry.id if ID_PATTERN.match(entry.id) and len(entry.id) <= MAX_RECALLED_ID else None
-                if entry.status in ("resolved", "promoted") and entry_id is not None:
+                if entry.status in ACTIVE_STATUSES and entry_id is not None:
                     text = sanitise.inline(latest_action(entry), limit)
                     if text:
                         logged = entry.logged.strip()[:10]
@@ -284,9 +288,30 @@ class Context:
     def _count(self, nudges: dict[str, int]) -> None:
         from self_improve.store import counters
 
+        held, self._held = self._held, None
+        if held:
+            nudges = {**held, **{name: held.get(name, 0) + by for name, by in nudges.items()}}
         counters.add(self.fs, nudges, self.state, parse_json)
 
+    def hold_counts(self) -> None:
+        """From now on ``bump`` keeps its counts for the next write of the counters (the nudge's,
+        ``note_error_nudge``) instead of taking the lock and writing counters.json for each: a
+        post-bash that records an error and counts its nudge writes the file once.
+        ``release_counts`` writes what no write took."""
+        if self._held is None:
+            self._held = {}
+
+    def release_counts(self) -> None:
+        """Write the counts still held (none once a write took them), and hold no more."""
+        held, self._held = self._held, None
+        if held:
+            with self._locked():
+                self._count(held)
+
     def bump(self, counter: str, by: int = 1) -> None:
+        if self._held is not None:
+            self._held[counter] = self._held.get(counter, 0) + by
+            return
         with self._locked():
             self._count({counter: by})
 

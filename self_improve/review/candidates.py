@@ -4,9 +4,11 @@ archive and retire among a store's entries. Pure functions, no file is read or w
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date
+
+from self_improve.review.fingerprints import ClassAggregate, ClassLevelEntry, class_aggregates, class_level_entries, is_class_level
 
 from self_improve.review.policy import (
     PROMOTABLE_STATUSES,
@@ -76,6 +78,10 @@ class ReviewPlan:
     retire: tuple[RetireCandidate, ...]
     active_entries: int
     size_cap: int
+    # For people, never proposals: entries counted by class before fingerprints, and classes with
+    # several different mistakes (``review/fingerprints.py``).
+    class_level: tuple[ClassLevelEntry, ...] = ()
+    aggregates: tuple[ClassAggregate, ...] = ()
 
     @property
     def over_cap(self) -> bool:
@@ -87,12 +93,16 @@ class ReviewPlan:
 
 
 def promote_candidates(
-    entries: Sequence[Entry], today: date, policy: Policy, targets: TargetTable, openclaw: bool
+    entries: Sequence[Entry], today: date, policy: Policy, targets: TargetTable, openclaw: bool,
+    classes: Collection[str] = frozenset(),
 ) -> list[PromoteCandidate]:
-    """Entries that meet the promotion rule: critical ones first, then by strength of evidence."""
+    """Entries that meet the promotion rule: critical ones first, then by strength of evidence.
+
+    An entry counted by class (``classes``: the detector's Pattern-Keys) is never one: its count
+    is that of many mistakes (``review/fingerprints.py``)."""
     found: list[PromoteCandidate] = []
     for entry in usable(entries):
-        if entry.status not in PROMOTABLE_STATUSES or superseded_by(entry):
+        if entry.status not in PROMOTABLE_STATUSES or superseded_by(entry) or is_class_level(entry, classes):
             continue
         proof = evidence(entry, today, policy.window_days)
         meets = meets_promotion_rule(proof, policy) and not is_decayed(entry, today, policy)
@@ -220,13 +230,18 @@ def retire_candidates(entries: Sequence[Entry], today: date, policy: Policy) -> 
 
 
 def plan_review(
-    entries: Sequence[Entry], today: date, policy: Policy, targets: TargetTable, openclaw: bool
+    entries: Sequence[Entry], today: date, policy: Policy, targets: TargetTable, openclaw: bool,
+    classes: Collection[str] = frozenset(),
 ) -> ReviewPlan:
-    promote = promote_candidates(entries, today, policy, targets, openclaw)
+    promote = promote_candidates(entries, today, policy, targets, openclaw, classes)
     retire = retire_candidates(entries, today, policy)
     # One proposal per entry: promotion wins over archiving (a critical, old, resolved entry).
     archive, active = archive_candidates(entries, today, policy, exclude=[c.entry.id for c in promote])
-    return ReviewPlan(tuple(promote), tuple(archive), tuple(retire), active, policy.max_active_entries)
+    return ReviewPlan(
+        tuple(promote), tuple(archive), tuple(retire), active, policy.max_active_entries,
+        class_level=tuple(class_level_entries(usable(entries), classes)),
+        aggregates=tuple(class_aggregates(entries, today, policy.window_days)),
+    )
 
 
 def _day(value: str) -> date | None:

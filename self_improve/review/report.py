@@ -1,8 +1,8 @@
 """What ``review`` shows: the proposals as JSON and as text, from what was already read.
 
 ``--json`` prints ``{"promote": [...], "archive": [...], "retire": [...], "lint": [...]}``, plus
-``"user_scope"`` and ``"drift"`` when there are some; the listing groups the same proposals
-(promote, archive, retire, reconcile, lint) for a person.
+``"user_scope"``, ``"drift"``, ``"class_level"`` and ``"classes"`` when there are some; the listing
+groups the same proposals (promote, archive, retire, reconcile, lint) for a person.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from typing import Any
 from self_improve.output import colour
 from self_improve.review import approval
 from self_improve.review import drift as drift_mod
+from self_improve.review import fingerprints
 from self_improve.review.candidates import ArchiveCandidate, PromoteCandidate, RetireCandidate, ReviewPlan
 from self_improve.review.policy import Evidence, Policy
 from self_improve.store.archive import archive_name
@@ -82,7 +83,8 @@ def review_json(
     assessor: approval.Assessor | None = None,
     reconciles: Sequence[drift_mod.Reconcile] = (),
 ) -> dict[str, Any]:
-    """The four documented groups; ``user_scope`` and ``drift`` only when there is some."""
+    """The four documented groups; ``user_scope``, ``drift``, ``class_level`` (entries counted by
+    class before fingerprints) and ``classes`` (several mistakes of one class) only when there is some."""
     out: dict[str, Any] = {
         "promote": [promote_json(c, policy) for c in plan.promote],
         "archive": [archive_json(c) for c in plan.archive],
@@ -96,6 +98,10 @@ def review_json(
             item["provenance"] = assessor.as_json(candidate.entry)
     if reconciles:
         out["drift"] = [drift_mod.reconcile_json(r) for r in reconciles]
+    if plan.class_level:
+        out["class_level"] = [fingerprints.class_level_json(item) for item in plan.class_level]
+    if plan.aggregates:
+        out["classes"] = [fingerprints.aggregate_json(item, policy.window_days) for item in plan.aggregates]
     return out
 
 
@@ -194,6 +200,15 @@ def render_listing(
         out.append(heading("Reconcile", len(reconciles)))
         for reconcile in reconciles:
             out += drift_mod.reconcile_lines(reconcile)
+        out.append("")
+    if plan.class_level:
+        out.append(heading("Counted by class (not proposed)", len(plan.class_level)))
+        for item in plan.class_level:
+            out.append(f"  {item.entry.id}  [{item.entry.pattern_key}]  {fingerprints.class_level_reason(item)}")
+        out.append("")
+    if plan.aggregates:
+        out.append(heading("Mistakes by class (for you; never a rule)", len(plan.aggregates)))
+        out += [fingerprints.aggregate_line(item, policy.window_days) for item in plan.aggregates]
         out.append("")
     if problems:
         out.append(heading("Lint", len(problems)))

@@ -23,6 +23,8 @@ from self_improve.store.store import Store
 
 
 def build_plan(store: Store, today: date) -> ReviewPlan:
+    from self_improve.detect.rules import class_keys
+
     store._require()
     return plan_review(
         store.entries(),
@@ -30,6 +32,7 @@ def build_plan(store: Store, today: date) -> ReviewPlan:
         Policy.from_settings(store.setting),
         TargetTable.from_settings(store.setting),
         in_openclaw_workspace(store),
+        classes=class_keys(),
     )
 
 

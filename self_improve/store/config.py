@@ -7,11 +7,13 @@ and layout stay.
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Any
-
 from self_improve.errors import SelfImproveError, UsageError
 from self_improve.store.settings import SETTINGS, SETTINGS_BY_KEY, defaults
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # the hooks import this module: pathlib and typing stay off their hot path
+    from pathlib import Path
+    from typing import Any
 
 # Re-exported: callers read the table and edit a file through this module.
 __all__ = [
@@ -57,8 +59,10 @@ def load(learnings_dir: Path, *, trusted: bool = False) -> dict[str, Any]:
 
 def load_with_report(learnings_dir: Path, *, trusted: bool = False) -> tuple[dict[str, Any], list[str]]:
     """``load``, and one line per project setting that was ignored or clamped (for ``doctor``)."""
-    from self_improve.store import settings
+    from pathlib import Path
+
     from self_improve.paths import user_config_path
+    from self_improve.store import settings
 
     merged = defaults()
     user_path = Path(user_config_path())
@@ -74,8 +78,10 @@ def load_with_report(learnings_dir: Path, *, trusted: bool = False) -> tuple[dic
 
 def user_setting(key: str) -> Any:
     """A personal setting as the user set it: defaults overlaid with the user-level config only."""
-    from self_improve.store import settings
+    from pathlib import Path
+
     from self_improve.paths import user_config_path
+    from self_improve.store import settings
 
     merged = defaults()
     user_path = Path(user_config_path())

@@ -34,6 +34,8 @@ if TYPE_CHECKING:
         def title(self) -> str: ...
         @property
         def excerpt(self) -> str: ...
+        @property
+        def fingerprint(self) -> str: ...
 
 MAX_COMMAND_CHARS = 200
 
@@ -50,7 +52,7 @@ def record_detection(store: Store, detection: DetectionLike, result: ToolResult,
         LogRequest(
             kind="error",
             summary=detection.title,
-            pattern_key=detection.pattern_key,
+            pattern_key=detection.fingerprint,
             category=program_name(result.command) or detection.pattern_key,
             details=command_context(result),
             session=result.session,

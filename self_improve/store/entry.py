@@ -14,10 +14,10 @@ Recognised inside an entry (everything else is kept as it is):
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass, field
-from functools import cached_property
+from self_improve import rx as re  # re, with compiled programs cached across processes
+from self_improve.memo import cached_property  # functools.cached_property, without importing functools
 
+from self_improve.events import Frozen
 from self_improve.store.fences import FIRST_CHARS as FENCE_FIRST_CHARS
 from self_improve.store.fences import FenceTracker
 from self_improve.store.grammar import (
@@ -43,20 +43,53 @@ _SECTION = re.compile(r"^###[ \t]+(.+?)[ \t]*#*[ \t]*$")
 _SEPARATOR = re.compile(r"^[ \t]*---+[ \t]*$")
 
 
-@dataclass(frozen=True)
-class Section:
+# The records here are hand-written slotted classes (``events.Frozen``), not dataclasses: the hooks
+# parse an entry on every recorded failure, and ``dataclasses`` imports ``inspect``.
+
+
+class Section(Frozen):
+    __slots__ = ("title", "start", "end")
     title: str
     start: int  # index of the ``### Title`` line within the entry
     end: int  # index one past the section's last line (trailing blanks and --- excluded)
 
+    def __init__(self, title: str, start: int, end: int) -> None:
+        self._set(title, start, end)
 
-@dataclass(frozen=True)
+
 class Entry:
-    """One entry: its raw lines are the truth; everything else is derived from them."""
+    """One entry: its raw lines are the truth; everything else is derived from them.
+
+    Immutable; equal (and hashed) by its lines only: ``file`` and ``line`` say where it was read.
+    Derived values are computed once (``cached_property``, hence a ``__dict__`` and no slots).
+    """
 
     lines: tuple[str, ...]
-    file: str = field(default="", compare=False)
-    line: int = field(default=0, compare=False)  # 1-based line of the header in its file
+    file: str
+    line: int  # 1-based line of the header in its file
+
+    def __init__(self, lines: tuple[str, ...], file: str = "", line: int = 0) -> None:
+        object.__setattr__(self, "lines", lines)
+        object.__setattr__(self, "file", file)
+        object.__setattr__(self, "line", line)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"Entry is immutable: cannot assign to field {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"Entry is immutable: cannot delete field {name!r}")
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        assert isinstance(other, Entry)
+        return self.lines == other.lines
+
+    def __hash__(self) -> int:
+        return hash((self.lines,))
+
+    def __repr__(self) -> str:
+        return f"{type(self).__qualname__}(lines={self.lines!r}, file={self.file!r}, line={self.line!r})"
 
     # ---- structure -------------------------------------------------------------------------
     @cached_property
@@ -347,12 +380,15 @@ def _int(value: str, default: int) -> int:
 # ---- files ------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class LearningsFile:
+class LearningsFile(Frozen):
     """A parsed learnings file: ``preamble + entries`` renders back to the exact input text."""
 
+    __slots__ = ("preamble", "entries")
     preamble: tuple[str, ...]
     entries: tuple[Entry, ...]
+
+    def __init__(self, preamble: tuple[str, ...], entries: tuple[Entry, ...]) -> None:
+        self._set(preamble, entries)
 
     def render(self) -> str:
         return "".join(self.preamble) + "".join(entry.text for entry in self.entries)

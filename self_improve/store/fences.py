@@ -14,7 +14,7 @@ store parser and a block merger can never disagree about where a fence is.
 
 from __future__ import annotations
 
-import re
+from self_improve import rx as re  # re, with compiled programs cached across processes
 
 _OPENING = re.compile(r" {0,3}(?P<fence>`{3,}|~{3,})(?P<info>.*)")
 # A line can open or close a fence only if it starts with one of these.

@@ -4,11 +4,11 @@ line handling every parser of ``.learnings/`` shares: lines keep their own endin
 
 from __future__ import annotations
 
-import re
+from self_improve import rx as re  # re, with compiled programs cached across processes
 
 # Lines with their endings, only ``\n`` ending one: the diff of a planned change and every parser
 # of our Markdown split text the same way (``"".join`` gives it back exactly; CRLF keeps ``\r\n``).
-from self_improve.changes import lines_of as split_lines  # noqa: F401 - re-exported through store.entry
+from self_improve.lines import lines_of as split_lines  # noqa: F401 - re-exported through store.entry
 
 KINDS: dict[str, tuple[str, str]] = {
     # kind: (ID prefix, file name)

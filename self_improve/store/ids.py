@@ -8,10 +8,13 @@ IDs stay valid: only the shape ``TYPE-YYYYMMDD-[A-Za-z0-9]+`` is required.
 from __future__ import annotations
 
 import os
-from collections.abc import Container
-from datetime import datetime
 
 from self_improve.store.entry import KINDS
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Container
+    from datetime import datetime
 
 _ALPHABET = "0123456789abcdefghijklmnopqrstuvwxyz"
 

@@ -2,25 +2,33 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from self_improve.events import Frozen
 from self_improve.store.grammar import PREFIX_TO_KIND
 
-@dataclass(frozen=True)
-class NewEntry:
-    """Structured content of an entry we write from scratch, in the reference skill's layout."""
 
+class NewEntry(Frozen):
+    """Structured content of an entry we write from scratch, in the reference skill's layout.
+
+    A slotted record (``events.Frozen``), not a dataclass: the hooks build one for each new error."""
+
+    __slots__ = ("id", "category", "logged", "priority", "status", "area", "summary", "details", "action",
+                 "error_excerpt", "metadata")
     id: str
     category: str
     logged: str
-    priority: str = "medium"
-    status: str = "pending"
-    area: str = ""
-    summary: str = ""
-    details: str = ""
-    action: str = ""
-    error_excerpt: str = ""
-    metadata: tuple[tuple[str, str], ...] = ()
+    priority: str
+    status: str
+    area: str
+    summary: str
+    details: str
+    action: str
+    error_excerpt: str
+    metadata: tuple[tuple[str, str], ...]
+
+    def __init__(self, id: str, category: str, logged: str, priority: str = "medium", status: str = "pending",
+                 area: str = "", summary: str = "", details: str = "", action: str = "", error_excerpt: str = "",
+                 metadata: tuple[tuple[str, str], ...] = ()) -> None:
+        self._set(id, category, logged, priority, status, area, summary, details, action, error_excerpt, metadata)
 
     @property
     def kind(self) -> str:

@@ -8,15 +8,21 @@ of the promotion rule) survives the trimming; only when every task is unique doe
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass
-from datetime import date, timedelta
+from self_improve.events import Frozen
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # the hooks import this module: no dataclasses, datetime or typing at run time
+    from collections.abc import Iterable
+    from datetime import date
 
 
-@dataclass(frozen=True)
-class Occurrence:
+class Occurrence(Frozen):
+    __slots__ = ("date", "task")
     date: str  # YYYY-MM-DD
     task: str  # short hash of the harness session id, or "-" when unknown
+
+    def __init__(self, date: str, task: str) -> None:
+        self._set(date, task)
 
     def render(self) -> str:
         return f"{self.date}/{self.task}"
@@ -55,6 +61,8 @@ def distinct_tasks(history: Iterable[Occurrence]) -> int:
 
 def within(history: Iterable[Occurrence], today: date, days: int) -> tuple[Occurrence, ...]:
     """Occurrences on or after ``today - days`` (day ``days`` counts; day ``days + 1`` does not)."""
+    from datetime import date, timedelta
+
     start = today - timedelta(days=days)
     out = []
     for item in history:

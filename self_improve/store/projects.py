@@ -7,17 +7,27 @@ committed). The store adds its project the first time it records something there
 
 from __future__ import annotations
 
-from pathlib import Path
+import os
 
 from self_improve.paths import LEARNINGS_DIR, user_state_dir
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # the hooks note their project through here: no pathlib at run time
+    from pathlib import Path
+
+FILE = "projects"
+
 
 def registry_path() -> Path:
-    return Path(user_state_dir()) / "projects"
+    from pathlib import Path
+
+    return Path(user_state_dir()) / FILE
 
 
 def known_projects() -> list[Path]:
     """Registered roots that still have a ``.learnings/`` folder."""
+    from pathlib import Path
+
     try:
         lines = registry_path().read_text(encoding="utf-8").splitlines()
     except (OSError, UnicodeDecodeError):
@@ -26,14 +36,17 @@ def known_projects() -> list[Path]:
     return [root for root in roots if (root / LEARNINGS_DIR).is_dir()]
 
 
-def note_project(root: Path) -> None:
-    """Register ``root`` (an append of one line, once). Never fails the caller."""
-    line = str(root.absolute())
-    path = registry_path()
+def note_project(root: str) -> None:
+    """Register ``root`` (an absolute path, as ``Store`` keeps it: an append of one line, once).
+    Never fails the caller."""
+    line = root
+    path = os.path.join(user_state_dir(), FILE)
     try:
-        if path.exists() and line in path.read_text(encoding="utf-8").splitlines():
-            return
-        path.parent.mkdir(parents=True, exist_ok=True)
+        if os.path.exists(path):
+            with open(path, encoding="utf-8") as handle:
+                if line in handle.read().splitlines():
+                    return
+        os.makedirs(os.path.dirname(path), exist_ok=True)
         with open(path, "a", encoding="utf-8") as handle:
             handle.write(line + "\n")
     except (OSError, UnicodeDecodeError):

@@ -54,19 +54,18 @@ _FIELDS = 7
 
 def ledger_path(root: str) -> str:
     """This project's ledger, keyed by its real path (a symlinked checkout is the same project)."""
-    import hashlib
-
+    from self_improve.digest import sha256_hex
     from self_improve.paths import user_state_dir
 
-    key = hashlib.sha256(os.path.realpath(os.fspath(root)).encode("utf-8", "surrogateescape")).hexdigest()[:24]
+    key = sha256_hex(os.path.realpath(os.fspath(root)).encode("utf-8", "surrogateescape"))[:24]
     return os.path.join(user_state_dir(), LEDGER_DIR, key + ".log")
 
 
 def action_digest(line: str) -> str:
     """A short name for one fix line, as ``latest_action`` reads it (whitespace collapsed)."""
-    import hashlib
+    from self_improve.digest import sha256_hex
 
-    return hashlib.sha256(" ".join(line.split()).encode("utf-8", "surrogateescape")).hexdigest()[:12]
+    return sha256_hex(" ".join(line.split()).encode("utf-8", "surrogateescape"))[:12]
 
 
 def action_digests(action: str) -> tuple[str, ...]:

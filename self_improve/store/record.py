@@ -7,47 +7,63 @@ Pure functions over text and entries; ``Store.log`` does the reading, locking an
 from __future__ import annotations
 
 import os
-import re
-from dataclasses import dataclass, replace
-from datetime import UTC, datetime
-from typing import Any
+from self_improve import rx as re  # re, with compiled programs cached across processes
 
 from self_improve.errors import UsageError
+from self_improve.events import Frozen
 from self_improve.store import occurrences as occ
 from self_improve.store.entry import KINDS, LEARNING_CATEGORIES, PRIORITIES, SUMMARY_SECTIONS, Entry, NewEntry
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # the hooks log through here: no dataclasses, datetime or typing at run time
+    from datetime import datetime
+    from typing import Any
 
 PRIORITY_RANK = {name: rank for rank, name in enumerate(PRIORITIES)}
 
 
-@dataclass(frozen=True)
-class LogRequest:
+class LogRequest(Frozen):
+    """One ``log`` call (a slotted record, ``events.Frozen``: the hooks build one per failure)."""
+
+    __slots__ = ("kind", "summary", "pattern_key", "category", "priority", "area", "details", "action", "files",
+                 "tags", "source", "session", "excerpt", "see_also", "now", "logged_by")
     kind: str
     summary: str
-    pattern_key: str = ""
-    category: str = ""
-    priority: str = ""
-    area: str = ""
-    details: str = ""
-    action: str = ""
-    files: str = ""
-    tags: str = ""
-    source: str = ""
-    session: str = ""
-    excerpt: str = ""
-    see_also: str = ""
-    now: datetime | None = None
+    pattern_key: str
+    category: str
+    priority: str
+    area: str
+    details: str
+    action: str
+    files: str
+    tags: str
+    source: str
+    session: str
+    excerpt: str
+    see_also: str
+    now: datetime | None
     # Who records it, for the provenance ledger: "hook", "import"; "" = the CLI (then "agent"
     # when it runs inside an agent session, else "cli").
-    logged_by: str = ""
+    logged_by: str
+
+    def __init__(self, kind: str, summary: str, pattern_key: str = "", category: str = "", priority: str = "",
+                 area: str = "", details: str = "", action: str = "", files: str = "", tags: str = "",
+                 source: str = "", session: str = "", excerpt: str = "", see_also: str = "",
+                 now: datetime | None = None, logged_by: str = "") -> None:
+        self._set(kind, summary, pattern_key, category, priority, area, details, action, files, tags, source,
+                  session, excerpt, see_also, now, logged_by)
 
 
-@dataclass(frozen=True)
-class LogResult:
+class LogResult(Frozen):
+    __slots__ = ("entry_id", "created", "recurrence_count", "tasks", "file")
     entry_id: str
     created: bool
     recurrence_count: int
     tasks: int
     file: str
+
+    def __init__(self, entry_id: str, created: bool, recurrence_count: int, tasks: int, file: str) -> None:
+        self._set(entry_id, created, recurrence_count, tasks, file)
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -61,13 +77,24 @@ class LogResult:
 
 
 def utcnow() -> datetime:
+    datetime, UTC = _clock()
     if fake := os.environ.get("SELF_IMPROVE_NOW"):  # a fixed clock, for tests and bench/replay.py
         return datetime.fromisoformat(fake).astimezone(UTC).replace(microsecond=0)
     return datetime.now(UTC).replace(microsecond=0)
 
 
 def iso(now: datetime) -> str:
-    return now.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return now.astimezone(_clock()[1]).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _clock() -> tuple[type[datetime], Any]:
+    """``datetime.datetime`` and ``datetime.UTC``, from the C module that ``datetime`` re-exports
+    them from (the same classes): ``datetime.py`` itself costs a hook ~1 ms to import."""
+    try:
+        from _datetime import UTC, datetime  # type: ignore[import-not-found]
+    except ImportError:
+        from datetime import UTC, datetime
+    return datetime, UTC
 
 
 _FREE_TEXT = ("summary", "details", "action", "excerpt", "area", "files", "tags", "source", "see_also", "category")
@@ -86,7 +113,7 @@ def cleaned(request: LogRequest) -> LogRequest:
     """The request with every free-text field through ``clean_text``: whatever the agent or a
     hook passes, the store never keeps a secret, whichever field it came in."""
     changes: dict[str, Any] = {name: clean_text(getattr(request, name)) for name in _FREE_TEXT if getattr(request, name)}
-    return replace(request, **changes)
+    return request._replace(**changes)
 
 
 def validate(request: LogRequest) -> None:
@@ -100,8 +127,8 @@ def validate(request: LogRequest) -> None:
         raise UsageError(f"invalid priority {request.priority!r}: choose {', '.join(PRIORITIES)}")
     if request.kind == "learning" and request.category and request.category not in LEARNING_CATEGORIES:
         raise UsageError(f"invalid category {request.category!r} for a learning: choose {', '.join(LEARNING_CATEGORIES)}")
-    if request.pattern_key and not re.fullmatch(r"[A-Za-z0-9_.:/-]+", request.pattern_key):
-        raise UsageError(f"invalid Pattern-Key {request.pattern_key!r}: use letters, digits and . _ - : /")
+    if request.pattern_key and not re.fullmatch(r"[A-Za-z0-9_.:/@+-]+", request.pattern_key):
+        raise UsageError(f"invalid Pattern-Key {request.pattern_key!r}: use letters, digits and . _ - : / @ +")
     for name in ("category", "area", "files", "tags", "source", "see_also"):
         value = getattr(request, name)
         if "\n" in value or "\r" in value:
@@ -210,7 +237,7 @@ def _with_summary(entry: Entry, request: LogRequest) -> Entry:
         return entry
     from self_improve.detect.rules import load_rules
 
-    generic = load_rules().title(entry.pattern_key)
+    generic = load_rules().title(entry.pattern_key.partition("/")[0])  # a fingerprint's class
     if entry.summary != generic or summary == generic:
         return entry
     section = entry.section(*SUMMARY_SECTIONS)

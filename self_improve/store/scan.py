@@ -5,16 +5,16 @@ ID is taken.
 
 from __future__ import annotations
 
-import bisect
-import math
-import re
-from collections.abc import Iterable
-from typing import TypeVar
-
+from self_improve import rx as re  # re, with compiled programs cached across processes
 from self_improve.store.entry import ACTIVE_STATUSES, Entry, entry_offsets, split_lines
 from self_improve.store.similarity import similarity, tokens
 
-T = TypeVar("T")
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # the hooks import this module: typing stays off their hot path
+    from collections.abc import Iterable
+    from typing import TypeVar
+
+    T = TypeVar("T")
 
 RELATED_THRESHOLD = 0.5
 # The summary is one line under "### Summary" (or "### Requested Capability" for features). The
@@ -43,7 +43,7 @@ class FileScan:
 
     def entry_at(self, position: int) -> tuple[tuple[int, int], Entry] | None:
         offsets = self.offsets
-        index = bisect.bisect_right(offsets, position) - 1
+        index = _bisect_right(offsets, position) - 1
         if index < 0:
             return None
         span = (offsets[index], offsets[index + 1] if index + 1 < len(offsets) else len(self.text))
@@ -91,6 +91,19 @@ class FileScan:
         return out
 
 
+def _bisect_right(items: list[int], value: int) -> int:
+    """``bisect.bisect_right``: the module is a C extension, and loading it costs a hook that
+    records a failure more than this search ever will."""
+    lo, hi = 0, len(items)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if value < items[mid]:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
 def _required_tokens(wanted: frozenset[str], threshold: float) -> tuple[str, ...]:
     """Tokens of which a summary reaching ``threshold`` must contain at least one: a cheap
     pre-filter before exact scoring. Jaccard >= t needs at least ceil(t*|A|) of the wanted
@@ -98,7 +111,7 @@ def _required_tokens(wanted: frozenset[str], threshold: float) -> tuple[str, ...
     (pigeonhole). () when a wanted token is not ASCII (then every line is scored)."""
     if not wanted or not all(token.isascii() for token in wanted):
         return ()
-    need = math.ceil(threshold * len(wanted))
+    need = int(-(-(threshold * len(wanted)) // 1))  # math.ceil, without importing math
     return tuple(sorted(wanted, key=lambda t: (-len(t), t))[: len(wanted) - need + 1])
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import re
+from self_improve import rx as re  # re, with compiled programs cached across processes
 
 _TOKEN = re.compile(r"\w+")
 

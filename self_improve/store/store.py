@@ -8,17 +8,12 @@ a SIGKILL leaves every file parseable and loses at most the entry being written.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
-from dataclasses import replace
-from pathlib import Path
-from typing import Any
 
 from self_improve.errors import SelfImproveError, UsageError
 from self_improve.paths import LAST_SESSION, LEARNINGS_DIR, STATE_DIR
 from self_improve.store import config as config_mod
 from self_improve.store import occurrences as occ
 from self_improve.store.entry import KINDS, Entry, LearningsFile, parse_text, render_new, split_lines
-from self_improve.store.ids import new_id
 from self_improve.store.record import (
     LogRequest,
     LogResult,
@@ -35,6 +30,12 @@ from self_improve.store.scan import FileScan, IdsIn, closest, related
 from self_improve.store.similarity import tokens
 from self_improve.store.tasks import task_hash
 from self_improve.store.trust import StoreDir, UntrustedStore, is_safe_listed, tree_problems
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # the hooks record through here: pathlib and typing stay off their hot path
+    from collections.abc import Callable
+    from pathlib import Path
+    from typing import Any
 
 # Imported from here by the rest of the package and its tests.
 __all__ = [
@@ -61,10 +62,14 @@ class Store:
         fs: StoreDir | None = None,
     ) -> None:
         """``fs``: the store directory, already opened (and checked) by the caller, such as a hook
-        that found it; by default it is opened on first use, trusting the user's safe directories."""
-        self.root = Path(root).absolute()
-        self.dir = Path(learnings_dir).absolute() if learnings_dir is not None else self.root / LEARNINGS_DIR
-        self.state_dir = self.dir / STATE_DIR
+        that found it; by default it is opened on first use, trusting the user's safe directories.
+
+        The paths are kept as text (what ``str(Path(...).absolute())`` gives); ``root``, ``dir``
+        and ``state_dir`` make them ``Path`` objects on first use, so that a hook recording a
+        failure never imports ``pathlib``."""
+        self._root = _absolute(root)
+        self._dir = _absolute(learnings_dir) if learnings_dir is not None else _join(self._root, LEARNINGS_DIR)
+        self._paths: dict[str, Path] = {}
         self.scope = "project" if learnings_dir is None else "user"
         self._config = config
         self._fs = fs
@@ -79,7 +84,29 @@ class Store:
         """
         from self_improve.paths import user_data_dir
 
+        from pathlib import Path
+
         return cls(Path.home(), learnings_dir=user_data_dir())
+
+    @property
+    def root(self) -> Path:
+        return self._path("root", self._root)
+
+    @property
+    def dir(self) -> Path:
+        return self._path("dir", self._dir)
+
+    @property
+    def state_dir(self) -> Path:
+        return self._path("state_dir", _join(self._dir, STATE_DIR))
+
+    def _path(self, name: str, text: str) -> Path:
+        found = self._paths.get(name)
+        if found is None:
+            from pathlib import Path
+
+            found = self._paths[name] = Path(text)
+        return found
 
     # ---- configuration and layout ------------------------------------------------------------
     @property
@@ -97,9 +124,20 @@ class Store:
         return self.dir.is_dir()
 
     def file_for(self, kind: str) -> Path:
+        return self.dir / self._file_name(kind)
+
+    def _file_name(self, kind: str) -> str:
+        """The file of ``kind`` as ``fs`` names it (``ERRORS.md``)."""
         if kind not in KINDS:
             raise UsageError(f"unknown kind {kind!r}: choose learning, error or feature")
-        return self.dir / KINDS[kind][1]
+        return KINDS[kind][1]
+
+    def _relative_name(self, name: str) -> str:
+        """``self.relative(self.dir / name)`` by string operations (the same lexical rule)."""
+        full = _join(self._dir, name)
+        if self._root == os.sep:
+            return full[len(os.sep):]
+        return full[len(self._root) + len(os.sep):] if full.startswith(self._root + os.sep) else full
 
     def relative(self, path: Path) -> str:
         try:
@@ -112,11 +150,13 @@ class Store:
         """The store's files, opened without following links (``store/trust.py``)."""
         if self._fs is None:
             safe = config_mod.user_setting("trust.safe_directories")
-            self._fs = StoreDir(str(self.dir), owner_ok=is_safe_listed(str(self.dir), safe if isinstance(safe, list) else []))
+            self._fs = StoreDir(self._dir, owner_ok=is_safe_listed(self._dir, safe if isinstance(safe, list) else []))
         return self._fs
 
     def name_of(self, path: Path) -> str:
         """``path`` relative to the store directory, for ``fs`` (``ERRORS.md``, ``archive/2026.md``)."""
+        from pathlib import Path
+
         return Path(path).absolute().relative_to(self.dir).as_posix()
 
     def lock(self) -> Any:
@@ -138,7 +178,7 @@ class Store:
             raise self._refusal(str(exc)) from None
 
     def _refusal(self, problem: str) -> SelfImproveError:
-        shown = problem.replace(f"{self.root}{os.sep}", "") if self.scope == "project" else problem
+        shown = problem.replace(f"{self._root}{os.sep}", "") if self.scope == "project" else problem
         return SelfImproveError(f"refusing to use {self.relative(self.dir)}/: {shown} (see README, Trust)")
 
     def remove_file(self, name: str) -> None:
@@ -150,14 +190,14 @@ class Store:
         if self._trusted:
             return
         self._guarded(self.fs.check)
-        problems = tree_problems(str(self.dir), owner_ok=self.fs.owner_ok)
+        problems = tree_problems(self._dir, owner_ok=self.fs.owner_ok)
         if problems:
             more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
             raise self._refusal(problems[0] + more)
         self._trusted = True
 
     def _require(self) -> None:
-        if not self.dir.is_dir() and not self.dir.is_symlink():
+        if not os.path.isdir(self._dir) and not os.path.islink(self._dir):
             raise SelfImproveError(f"no {LEARNINGS_DIR}/ in {self.root}: run `self-improve init` first")
         self.check_trusted()
 
@@ -218,9 +258,13 @@ class Store:
 
     # ---- writing ---------------------------------------------------------------------------
     def _check_writable(self, path: Path) -> None:
+        self._check_file(self.name_of(path))
+
+    def _check_file(self, name: str) -> None:
+        """``_check_writable`` for a store file named as ``fs`` names it (``ERRORS.md``)."""
         self._require()
-        if not self.fs.is_file(self.name_of(path)):
-            raise SelfImproveError(f"{self.relative(path)} is missing: run `self-improve init`")
+        if not self.fs.is_file(name):
+            raise SelfImproveError(f"{self._relative_name(name)} is missing: run `self-improve init`")
 
     def log(self, request: LogRequest) -> LogResult:
         """The delta operation: merge one occurrence into a matching active entry, or append one;
@@ -229,37 +273,39 @@ class Store:
 
         now = request.now or utcnow()
         chosen_session = bool(request.session)  # `log --session X`: the caller chose the task
-        request = replace(request, now=now, session=request.session or self.last_session())
+        request = request._replace(now=now, session=request.session or self.last_session())
         request = cleaned(request)
         result = self._log_delta(request)
         provenance.record(
-            os.fspath(self.root), result.entry_id, now.strftime("%Y-%m-%d"), task_hash(request.session),
+            self._root, result.entry_id, now.strftime("%Y-%m-%d"), task_hash(request.session),
             request.logged_by, created=result.created, action=request.action, chosen_session=chosen_session,
         )
         return result
 
     def _log_delta(self, request: LogRequest) -> LogResult:
         validate(request)
-        path = self.file_for(request.kind)
-        self._check_writable(path)
+        name = self._file_name(request.kind)
+        self._check_file(name)
         if self.scope == "project":
             from self_improve.store.projects import note_project
 
-            note_project(self.root)  # so review can see a Pattern-Key recurring across projects
+            note_project(self._root)  # so review can see a Pattern-Key recurring across projects
         now = request.now or utcnow()
         session = request.session or self.last_session()
         occurrence = occ.Occurrence(now.strftime("%Y-%m-%d"), task_hash(session))
-        name = self.name_of(path)
+        relative = self._relative_name(name)
         with self.lock():
-            text = self._read_text(path)
+            text = self.read_file(name)
             scan = FileScan(text, tokens(request.summary))
             match = self._find_match(scan, request.pattern_key.strip())
             if match is not None:
                 start, end = match
-                entry = Entry(tuple(split_lines(text[start:end])), file=self.relative(path))
+                entry = Entry(tuple(split_lines(text[start:end])), file=relative)
                 updated = merge_occurrence(entry, request, occurrence, self.setting("log.max_occurrences"))
                 self.write_file(name, text[:start] + updated.text + text[end:])
-                return LogResult(updated.id, False, updated.recurrence_count, occ.distinct_tasks(updated.occurrences), self.relative(path))
+                return LogResult(updated.id, False, updated.recurrence_count, occ.distinct_tasks(updated.occurrences), relative)
+            from self_improve.store.ids import new_id  # only a new entry needs an ID
+
             entry_id = new_id(request.kind, now, IdsIn(text))
             eol = "\r\n" if text.count("\r\n") * 2 > text.count("\n") else "\n"
             see_also = request.see_also or related(scan)
@@ -270,7 +316,7 @@ class Store:
             elif text and not text.endswith(eol + eol) and text.strip():
                 prefix = eol
             self._guarded(lambda: self.fs.append(name, (prefix + body).encode("utf-8", "surrogateescape")))
-            return LogResult(entry_id, True, 1, 1 if occurrence.task != "-" else 0, self.relative(path))
+            return LogResult(entry_id, True, 1, 1 if occurrence.task != "-" else 0, relative)
 
     def _find_match(self, scan: FileScan, key: str) -> tuple[int, int] | None:
         """The span of the active entry a request merges into: same Pattern-Key first; else a
@@ -284,9 +330,10 @@ class Store:
 
     def with_pattern_key(self, kind: str, key: str) -> list[Entry]:
         """Entries of one kind with this Pattern-Key, in file order (no lock: a read)."""
-        path = self.file_for(kind)
-        found = FileScan(self._read_text(path), frozenset()).keyed(key.strip())
-        return [Entry(entry.lines, file=self.relative(path)) for _, entry in found]
+        name = self._file_name(kind)
+        found = FileScan(self.read_file(name), frozenset()).keyed(key.strip())
+        relative = self._relative_name(name)
+        return [Entry(entry.lines, file=relative) for _, entry in found]
 
     def update(self, entry_id: str, edit: Callable[[Entry], Entry]) -> Entry:
         """Apply ``edit`` to one entry under the lock and rewrite its file atomically."""
@@ -309,6 +356,22 @@ class Store:
                 entries[index] = new
                 self.write_file(self.name_of(path), LearningsFile(parsed.preamble, tuple(entries)).render())
             return new
+
+
+def _absolute(path: Path | str) -> str:
+    """``str(Path(path).absolute())``; without importing ``pathlib`` for a path that is absolute
+    and already in the form ``Path`` gives it (no ``.``, ``..``, ``//`` or trailing separator)."""
+    if isinstance(path, str) and os.sep == "/" and path.startswith("/") and not path.startswith("//"):
+        if os.path.normpath(path) == path:
+            return path
+    from pathlib import Path
+
+    return str(Path(path).absolute())
+
+
+def _join(directory: str, name: str) -> str:
+    """``str(Path(directory) / name)`` for a directory as ``_absolute`` gives it and a plain name."""
+    return directory + name if directory.endswith(os.sep) else directory + os.sep + name
 
 
 # ---- the user store, and other stores -------------------------------------------------------------------------------------

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import hashlib
+from self_improve.digest import sha256_hex
 
 
 def task_hash(session: str) -> str:
     """Short, stable and not reversible; "-" when the session is unknown."""
     if not session:
         return "-"
-    return hashlib.sha256(session.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+    return sha256_hex(session.encode("utf-8", "surrogatepass"))[:8]

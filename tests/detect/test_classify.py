@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from self_improve.detect import rules as detect_rules
 from self_improve.detect.classify import Detection, detect
 from self_improve.detect.patterns import fold_pattern, needle, needles_of
+from self_improve.detect.subjects import template
 from self_improve.detect.rules import ErrorRule, Rules, load_rules
 from self_improve.events import ToolResult
 
@@ -117,6 +118,8 @@ KEY_CASES = [
     ("i18n.error-message", "python3 import.py", "错误：无法打开配置文件", 1),
     ("app.error-message", "./deploy.sh", "Deploying...\nERROR: bucket not configured", 1),
     ("generic.nonzero-exit", "./check.sh", "checking...\ndone", 3),
+    ("cli.nothing-matched", "npx eslint 'lib/**/*.js'", 'No files matching the pattern "lib/**/*.js" were found.', 2),
+    ("test.none-ran", "python3 -m unittest", "\n" + "-" * 70 + "\nRan 0 tests in 0.000s\n\nOK", 0),
 ]
 
 
@@ -142,7 +145,7 @@ def test_every_documented_key_has_a_case_or_a_dedicated_test() -> None:
      (-9, "runtime.killed"), (-11, "runtime.segfault"), (255, "generic.nonzero-exit")],
 )
 def test_exit_code_names_a_silent_failure(exit_code: int, expected: str) -> None:
-    assert run("./job", "", exit_code) == Detection(expected, load_rules().titles[expected], "")
+    assert run("./job", "", exit_code) == Detection(expected, load_rules().titles[expected], "", "job")
 
 
 def test_empty_output_exit_0_or_unknown_is_fine() -> None:
@@ -153,7 +156,8 @@ def test_empty_output_exit_0_or_unknown_is_fine() -> None:
 
 def test_nonzero_exit_without_recognisable_text_shows_the_last_line() -> None:
     found = run("./check.sh", "step 1\nstep 2\nstopped early\n\n", 3)
-    assert found == Detection("generic.nonzero-exit", "Command exited with a non-zero code", "stopped early")
+    assert found == Detection("generic.nonzero-exit", "Command exited with a non-zero code", "stopped early",
+                              f"check.sh:{template('stopped early')}")
 
 
 def test_interrupted_command() -> None:
@@ -262,7 +266,7 @@ def test_git_history_mentioning_errors_is_not_an_error() -> None:
 def test_a_viewer_still_reports_its_own_failure() -> None:
     output = "cat: a.txt: No such file or directory\nline of b.txt"
     assert run("cat a.txt b.txt | head", output, 0) == Detection(
-        "fs.no-such-file", "File or directory not found", "cat: a.txt: No such file or directory line of b.txt")
+        "fs.no-such-file", "File or directory not found", "cat: a.txt: No such file or directory line of b.txt", "a.txt")
     assert key("git log v9.9..HEAD | head", "fatal: ambiguous argument 'v9.9..HEAD': unknown revision", 0) == "vcs.git-fatal"
     assert key('set -u; echo "to $TARGET"', "bash: line 1: TARGET: unbound variable", 0) == "shell.unbound-variable"
 
@@ -303,7 +307,8 @@ def test_passed_test_lines_naming_errors_are_ignored() -> None:
 
 def test_error_line_from_a_script_that_exits_0() -> None:
     assert run("python3 sync.py", "Connecting...\nERROR: failed to connect\nSync finished.", 0) == Detection(
-        "app.error-message", "Program reported an error", "ERROR: failed to connect Sync finished.")
+        "app.error-message", "Program reported an error", "ERROR: failed to connect Sync finished.",
+        f"python3:{template('ERROR: failed to connect')}")
 
 
 def test_error_line_names_the_specific_cause_on_the_same_line() -> None:
@@ -318,7 +323,7 @@ def test_or_true_does_not_hide_failures() -> None:
 
 def test_traceback_then_exit_0() -> None:
     assert run("python3 app.py; echo done", TRACEBACK_KEYERROR + "\ndone", 0) == Detection(
-        "python.traceback", "Uncaught Python exception", "KeyError: 'database' done")
+        "python.traceback", "Uncaught Python exception", "KeyError: 'database' done", "KeyError@srv/app.py:module")
 
 
 def test_errors_filtered_through_a_pipe_still_count() -> None:
@@ -353,17 +358,243 @@ def test_http_error_page_from_curl_without_f() -> None:
 
 
 # ---------------------------------------------------------------------------------------------
+# Detection generalises (issue 11): the families of a held-out set of real results.  Each case is
+# (expected Pattern-Key or None, command, output, exit code); tests/detect/test_fresh_corpus.py
+# scores the same families on real command results.
+
+NOTHING_RAN = [
+    ("test.none-ran", "python3 -m unittest", "\n----------------------------------------------------------------------\nRan 0 tests in 0.000s\n\nOK", 0),
+    ("test.none-ran", "npx mocha --grep modulo", "\n\n  0 passing (1ms)\n", 0),
+    ("test.none-ran", "npx jest --passWithNoTests slugify", "No tests found, exiting with code 0", 0),
+    ("test.none-ran", "npx jest -t camel", "Test Suites: 1 skipped, 0 of 1 total\nTests:       2 skipped, 2 total\nSnapshots:   0 total\nTime:        0.125 s", 0),
+    ("test.none-ran", "cargo test parser", "running 0 tests\n\ntest result: ok. 0 passed; 0 failed; 0 ignored; 0 measured; 2 filtered out; finished in 0.00s", 0),
+    ("test.none-ran", "node --test", "TAP version 13\n1..0\n# tests 0\n# suites 0\n# pass 0\n# fail 0", 0),
+    ("test.none-ran", "cd build && ctest", "Test project /srv/build\nNo tests were found!!!", 0),
+    ("test.none-ran", "go test -run TestNope .", "ok  \texample.com/calc\t0.002s [no tests to run]", 0),
+    ("test.none-ran", "python3 -m pytest -q", "\nno tests ran in 0.01s", 5),
+    ("test.none-ran", "python3 -m pytest -q -k parsing", "\n3 deselected in 0.10s", 5),
+    ("test.none-ran", "npm test", '\n> demo@1.0.0 test\n> echo "Error: no test specified" && exit 1\n\nError: no test specified', 1),
+    ("test.none-ran", "mvn -q test -Dtest=Nope", "[INFO] No tests to run.", 0),
+    ("test.none-ran", "bundle exec rspec spec/nope_spec.rb", "\nFinished in 0.0002 seconds (files took 0.05 seconds to load)\n0 examples, 0 failures", 0),
+    ("test.none-ran", "npx vitest run nope", "No test files found, exiting with code 1", 1),
+    (None, "cargo test", "running 2 tests\ntest tests::error_on_garbage ... ok\ntest tests::parses ... ok\n\ntest result: ok. 2 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.00s\n\n   Doc-tests app\n\nrunning 0 tests\n\ntest result: ok. 0 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.00s", 0),
+    (None, "go test ./...", "ok  \texample.com/a\t0.011s\nok  \texample.com/b\t0.002s [no tests to run]", 0),
+    (None, "npx mocha", "  2 passing (3ms)\n  1 pending", 0),
+    (None, "python3 -m unittest", "...\n----------------------------------------------------------------------\nRan 3 tests in 0.001s\n\nOK", 0),
+    (None, "npx jest", "Tests:       2 passed, 2 total\nSnapshots:   0 total", 0),
+]
+
+
+@pytest.mark.parametrize(("expected", "command", "output", "exit_code"), NOTHING_RAN)
+def test_a_run_that_ran_no_test(expected: str | None, command: str, output: str, exit_code: int) -> None:
+    """A test run that ran no test is an error even when it exits 0; one suite that ran clears it."""
+    assert key(command, output, exit_code) == expected
+
+NOTHING_MATCHED = [
+    ("cli.nothing-matched", "ruff check scripts/", "warning: No Python files found under the given path(s)\nAll checks passed!", 0),
+    ("cli.nothing-matched", "npx prettier --check 'src/**/*.tsx'", 'Checking formatting...\n[error] No files matching the pattern were found: "src/**/*.tsx".\nAll matched files use Prettier code style!', 2),
+    ("cli.nothing-matched", "black src", "No Python files are present to be formatted. Nothing to do 😴", 0),
+    ("cli.nothing-matched", "rubocop lib", "Inspecting 0 files\n\n0 files inspected, no offenses detected", 0),
+    ("cli.nothing-matched", "zip -r out.zip reports/", "\tzip warning: name not matched: reports/\n\nzip error: Nothing to do! (out.zip)", 12),
+    ("cli.nothing-matched", "mypy scripts/", "There are no .py[i] files in directory 'scripts'", 2),
+    ("cli.nothing-matched", "npx tsc --noEmit", "error TS18003: No inputs were found in config file '/srv/tsconfig.json'.", 2),
+    (None, "ruff check .", "All checks passed!", 0),
+    (None, "pre-commit run --all-files", "check yaml...........................................(no files to check)Skipped\nruff.....................................................................Passed", 0),
+]
+
+
+@pytest.mark.parametrize(("expected", "command", "output", "exit_code"), NOTHING_MATCHED)
+def test_files_or_patterns_that_matched_nothing(expected: str | None, command: str, output: str, exit_code: int) -> None:
+    """A linter, formatter or archiver given files or patterns that matched nothing did nothing."""
+    assert key(command, output, exit_code) == expected
+
+HTTP_STATUSES = [
+    ("net.http-error", "curl -s -o /dev/null -w '%{http_code}' http://127.0.0.1:8000/api/users", "404", 0),
+    ("net.http-error", "curl -s -w '\\n%{http_code}\\n' http://127.0.0.1:8000/api/orders", '{"message": "database unavailable"}\n500', 0),
+    ("net.http-error", "curl -s -o out.json -w 'status %{http_code}\\n' https://api.example.com/repos/o/r", "status 403", 0),
+    (None, "curl -s -o /dev/null -w '%{http_code}' http://127.0.0.1:8000/health", "200", 0),
+    ("net.http-error", "curl -sI http://127.0.0.1:8000/app.tgz", "HTTP/1.1 500 Internal Server Error\nServer: nginx", 0),
+    ("net.http-error", "curl -s http://127.0.0.1:8000/api/boom", "500 Internal Server Error", 0),
+    ("net.http-error", "curl -s -w '\\nHTTP %{http_code}\\n' https://api.example.com/issues", '{"message": "API rate limit exceeded"}\nHTTP 429', 0),
+    ("net.http-error", "python3 check_api.py", "GET /api/orders -> 503 Service Unavailable", 0),
+    ("net.http-error", "gh api repos/o/r/settings", "gh: Not Found (HTTP 404)", 1),
+    (None, "python3 -m pytest -q -s test_client.py", '127.0.0.1 - - [01/Dec/2026 15:09:00] code 404, message Not Found\n127.0.0.1 - - [01/Dec/2026 15:09:00] "GET /missing HTTP/1.1" 404 -\n..\n2 passed in 0.60s', 0),
+    (None, "timeout 5 uvicorn app:app", 'INFO:     127.0.0.1:50000 - "GET /missing HTTP/1.1" 404 Not Found', 0),
+    (None, "curl -s http://127.0.0.1:8000/api/items", '{"items": [], "error": null, "errors": []}', 0),
+    (None, "curl -s http://127.0.0.1:8000/api/jobs", '[{"id": 2, "state": "done", "last_error": "Connection reset by peer"}]', 0),
+    (None, "curl -s 'http://127.0.0.1:8000/api/search?q=x' | jq .", '{\n  "results": [\n    {"title": "Error: read ECONNRESET when the proxy times out"}\n  ]\n}', 0),
+    (None, "curl -s http://127.0.0.1:8000/docs/errors.html", "<html><head><title>Error codes reference</title></head><body>E001: not found</body></html>", 0),
+    ("net.http-error", "curl -s http://127.0.0.1:8000/missing", "<html><head><title>404 Not Found</title></head></html>", 0),
+    ("net.connection-refused", "curl -sS http://127.0.0.1:9/ || true", "curl: (7) Failed to connect to 127.0.0.1 port 9 after 0 ms: Couldn't connect to server", 0),
+    ("python.traceback", "curl -s http://127.0.0.1:8000/api/jobs | python3 -c 'import json,sys; print(json.load(sys.stdin)[\"x\"])'", "Traceback (most recent call last):\n  File \"<string>\", line 1, in <module>\nTypeError: list indices must be integers or slices, not str", 0),
+    ("app.error-message", "curl -s -X POST http://127.0.0.1:8000/graphql -d @q.json", '{"data": null, "errors": [{"message": "Cannot query field \\"nmae\\""}]}', 0),
+    ("net.http-error", "python3 -c \"import requests; print(requests.get(URL).status_code)\"", "503", 0),
+    (None, "python3 -c \"import requests; print(requests.get(URL).status_code)\"", "200", 0),
+    ("net.http-error", "node -e \"fetch(URL).then(r => console.log(r.status))\"", "404", 0),
+]
+
+
+@pytest.mark.parametrize(("expected", "command", "output", "exit_code"), HTTP_STATUSES)
+def test_http_statuses_and_http_clients_output(expected: str | None, command: str, output: str, exit_code: int) -> None:
+    """An error status printed alone by a client is an error; the rest of a client's output is the server's data."""
+    assert key(command, output, exit_code) == expected
+
+CHECKS_ANSWERING_NO = [
+    (None, "git rev-parse --verify -q refs/heads/feature-x", "", 1),
+    (None, "git show-ref --verify --quiet refs/heads/release", "", 1),
+    (None, "git check-ignore -q build/a.o", "", 1),
+    (None, "git cat-file -e 3f786850e387550fdab836ed7e6dc881de23001b", "", 1),
+    (None, "git config --get user.signingkey", "", 1),
+    (None, "git symbolic-ref -q HEAD", "", 1),
+    (None, "git ls-remote --exit-code origin refs/heads/gh-pages", "", 2),
+    (None, "jq -e '.features.beta' config.json", "false", 1),
+    (None, "getent passwd deploy", "", 2),
+    (None, "id -u deploy", "id: ‘deploy’: no such user", 1),
+    (None, "host staging.example.invalid", "Host staging.example.invalid not found: 3(NXDOMAIN)", 1),
+    (None, "dpkg -s nginx", "dpkg-query: package 'nginx' is not installed and no information is available\nUse dpkg --info (= dpkg-deb --info) to examine archive files.", 1),
+    (None, "systemctl is-active nginx", "inactive", 3),
+    (None, "systemctl is-enabled nginx", "disabled", 1),
+    (None, "npm ls lodash", "demo@1.0.0 /srv\n└── (empty)", 1),
+    ("vcs.git-fatal", "git rev-parse --verify feature-x", "fatal: Needed a single revision", 128),
+    ("generic.nonzero-exit", "getent nosuchdb x", "Unknown database: nosuchdb", 1),
+    ("runtime.timeout", "host db.internal", ";; connection timed out; no servers could be reached", 1),
+    ("data.json-parse-error", "jq -e '.a' config.json", "parse error: Expected another key-value pair at line 1, column 29", 4),
+]
+
+
+@pytest.mark.parametrize(("expected", "command", "output", "exit_code"), CHECKS_ANSWERING_NO)
+def test_more_checks_answering_no(expected: str | None, command: str, output: str, exit_code: int) -> None:
+    """Existence and truth checks whose exit code means "no" (1, getent's 2, systemctl is-active's 3)."""
+    assert key(command, output, exit_code) == expected
+
+ERROR_WORDS_AS_DATA = [
+    (None, "git checkout -b fix-error-handling", "Switched to a new branch 'fix-error-handling'", 0),
+    (None, "git push -u origin fix-error-handling", "To ../r.git\n * [new branch]      fix-error-handling -> fix-error-handling\nbranch 'fix-error-handling' set up to track 'origin/fix-error-handling'.", 0),
+    (None, "git branch", "  feature/error-page\n  fix/failed-upload-retry\n  hotfix/fatal-crash\n* main", 0),
+    (None, "python3 -m pytest -v", "tests/test_calc.py::test_parse_raises_error_on_empty PASSED [ 50%]\ntests/test_calc.py::test_fatal_error_message PASSED [100%]\n\n==== 2 passed in 0.01s ====", 0),
+    (None, "jq -r '.[].title' issues.json", "Error: crash when saving a draft\nfatal: bad object after gc\nUpload failed for big files", 0),
+    (None, "node report.js", "Top errors this week:\n  TimeoutError: 12\n  ECONNRESET: 4\n  ValidationError: 2", 0),
+    (None, "./build.sh", "Kompiliere 3 Dateien ...\nKompilierung abgeschlossen: 0 Fehler, 0 Warnungen", 0),
+    (None, "python3 validate.py", "Prüfe 120 Datensätze ...\nFehler: 0", 0),
+    (None, "./build.sh", "正在编译 3 个文件...\n构建完成。错误: 0，警告: 0", 0),
+    (None, "python3 import.py", "インポート完了: 成功 50 件, エラー: 0 件", 0),
+    (None, "./check.sh", "Vérification terminée.\nErreur : aucune", 0),
+    (None, "./build.sh", "Compilación terminada: 0 errores, 0 advertencias", 0),
+    (None, "python3 fetch.py", "attempt 1 failed: HTTP 503 Service Unavailable, retrying in 0.1s...\nattempt 2 succeeded: payload", 0),
+    (None, "python3 sync.py", "mirror http://127.0.0.1:9/data failed ([Errno 111] Connection refused), trying the next one\nsynced from http://127.0.0.1:8000/health", 0),
+    (None, "python3 app.py", "Failed to load optional plugin 'x' (No module named 'x'), skipping\napp started with 2 plugins", 0),
+    ("app.error-message", "python3 upload.py", "uploading 10 files\nUploaded 9 files, 1 failed", 0),
+    ("app.error-message", "python3 migrate.py", "migration 0003: FAILED (column already exists)\nApplied 4 migrations, 1 failed", 1),
+    ("test.failures", "./run_tests.sh", "test_reset ... FAIL\n2 passed, 1 failed", 1),
+    ("test.failures", "npx playwright test", "  1 failed\n    [chromium] › a.spec.ts:3:5 › has title\n  2 passed (3.1s)", 1),
+    ("test.failures", "python3 -m pytest -q || true", "F..\n1 failed, 2 passed in 0.05s", 0),
+    (None, "python3 poll.py", "attempt 1 failed: connection refused\nretrying in 2s...\nattempt 2 succeeded", 0),
+]
+
+
+@pytest.mark.parametrize(("expected", "command", "output", "exit_code"), ERROR_WORDS_AS_DATA)
+def test_error_words_that_are_data(expected: str | None, command: str, output: str, exit_code: int) -> None:
+    """Error words that are names, payloads, zero counts in any language, or a failure handled and recovered."""
+    assert key(command, output, exit_code) == expected
+
+KEY_CLASSES = [
+    ("sql.error", "psql -c \"SELECT '{bad'::json;\"", "ERROR:  invalid input syntax for type json\nLINE 1: SELECT '{bad'::json;\n               ^\nDETAIL:  Token \"bad\" is invalid.\nCONTEXT:  JSON data, line 1: {bad", 1),
+    ("sql.error", "psql -f migrate.sql", " count \n-------\n     1\n(1 row)\n\npsql:migrate.sql:2: ERROR:  column \"nme\" of relation \"accounts\" does not exist\nLINE 1: UPDATE accounts SET nme = 1;", 0),
+    ("sql.error", "psql -d reports -c 'SELECT 1;'", 'psql: error: connection to server on socket "/run/postgresql/.s.PGSQL.5432" failed: FATAL:  database "reports" does not exist', 2),
+    ("sql.error", "sqlite3 app.db \"SELECT json_extract('{bad', '$.a');\"", "Error: stepping, malformed JSON", 1),
+    ("sql.error", "python3 load.py", "Traceback (most recent call last):\n  File \"load.py\", line 9, in <module>\npsycopg2.errors.InvalidTextRepresentation: invalid input syntax for type json", 1),
+    ("data.json-parse-error", "node -e \"JSON.parse(require('fs').readFileSync('d.json','utf8'))\"", "SyntaxError: Expected double-quoted property name in JSON at position 8\n    at JSON.parse (<anonymous>)", 1),
+    ("fs.no-such-file", "tar xzf release.tgz", "tar (child): release.tgz: Cannot open: No such file or directory\ntar (child): Error is not recoverable: exiting now\ntar: Child returned status 2\ntar: Error is not recoverable: exiting now", 2),
+    ("fs.no-such-file", "python3 -m pytest -q tests/test_api.py", "ERROR: file or directory not found: tests/test_api.py\n\n\nno tests ran in 0.11s", 4),
+    ("fs.no-such-file", "kubectl apply -f k8s/", 'error: the path "k8s/" does not exist', 1),
+    ("shell.syntax-error", "[ -s dist/app.js -a ]", "bash: line 1: [: dist/app.js: binary operator expected", 2),
+    ("lint.violations", "npx prettier --check src", "Checking formatting...\n[warn] src/a.js\n[warn] Code style issues found in the above file. Run Prettier with --write to fix.", 1),
+]
+
+
+@pytest.mark.parametrize(("expected", "command", "output", "exit_code"), KEY_CLASSES)
+def test_the_error_class_is_the_specific_one(expected: str | None, command: str, output: str, exit_code: int) -> None:
+    """A database error is sql.error, a missing archive is a missing file, a tool's "1 failed" is not a test failure."""
+    assert key(command, output, exit_code) == expected
+
+LOCALES = [
+    ("fs.no-such-file", "cat config.yml", "cat: config.yml: Datei oder Verzeichnis nicht gefunden", 1),
+    ("fs.no-such-file", "ls build/; echo fertig", "ls: Zugriff auf 'build/' nicht möglich: Datei oder Verzeichnis nicht gefunden\nfertig", 0),
+    ("fs.no-such-file", "cd build && make", "bash: línea 1: cd: build: No existe el fichero o el directorio", 1),
+    ("fs.no-such-file", "cat settings.ini || true", "cat: settings.ini: No existe el archivo o el directorio", 0),
+    ("fs.no-such-file", "cat logs/app.log || true", "cat: logs/app.log: Нет такого файла или каталога", 0),
+    ("fs.no-such-file", "ls dist; echo", "ls: 'dist' にアクセスできません: そのようなファイルやディレクトリはありません", 0),
+    ("fs.no-such-file", "cat settings.ini || echo", "cat: settings.ini: 沒有此一檔案或目錄", 0),
+    ("fs.no-such-file", "head -5 settings.ini; echo ---", "head: impossibile aprire 'settings.ini' in lettura: File o directory non esistente\n---", 0),
+    ("fs.permission-denied", "./deploy.sh", "bash: ligne 1: ./deploy.sh: Permission non accordée", 126),
+    ("fs.permission-denied", "./deploy.sh || true", "bash: línea 1: ./deploy.sh: Permiso denegado", 0),
+    ("fs.permission-denied", "cat /root/secrets.env", "cat: /root/secrets.env: Keine Berechtigung", 1),
+    ("fs.permission-denied", "runuser -u nobody -- cat secrets.env", "cat: secrets.env: Отказано в доступе", 1),
+    ("fs.already-exists", "mkdir build", "mkdir: das Verzeichnis „build“ kann nicht angelegt werden: Die Datei existiert bereits", 1),
+    ("shell.command-not-found", "yarn dev", "bash: строка 1: yarn: команда не найдена", 127),
+    ("shell.command-not-found", "pnpm dev; echo done", "bash: 行 1: pnpm: コマンドが見つかりません\ndone", 0),
+    ("shell.command-not-found", "nosuchcmd; echo", "bash: Zeile 1: nosuchcmd: Kommando nicht gefunden.", 0),
+    ("shell.command-not-found", "nosuchcmd", "bash: ligne 1: nosuchcmd : commande introuvable", 127),
+    ("shell.unbound-variable", "bash -c 'set -u; echo \"Ziel: $ZIEL\"'", "bash: Zeile 1: ZIEL ist nicht gesetzt.", 127),
+    ("shell.syntax-error", "bash deploy.sh", "deploy.sh: ligne 3: erreur de syntaxe : fin de fichier prématurée", 2),
+    ("runtime.segfault", "./a.out", "bash: Zeile 1:  4242 Speicherzugriffsfehler  ./a.out", 139),
+    ("vcs.git-fatal", "git status", "Schwerwiegend: Kein Git-Repository (oder irgendeines der Elternverzeichnisse): .git", 128),
+    ("vcs.git-fatal", "git status", "致命错误：不是 git 仓库（或者任何父目录）：.git", 128),
+    ("vcs.git-fatal", "git log -1 || true", "fatal\u00a0: ni ceci ni aucun de ses répertoires parents n'est un dépôt git : .git", 0),
+    ("vcs.git-error", "git checkout v9.9", "erreur\u00a0: le spécificateur de chemin 'v9.9' ne correspond à aucun fichier connu de git", 1),
+    ("vcs.nothing-to-commit", "git commit -m 'Add parser'", "Auf Branch main\nUnversionierte Dateien:\n\tparser.py\n\nnichts zum Commit vorgemerkt, aber es gibt unversionierte Dateien", 1),
+    ("vcs.nothing-to-commit", "git commit -m 'Add parser'", "位于分支 main\n未跟踪的文件:\n\tparser.py\n\n提交为空，但是存在尚未跟踪的文件（使用 \"git add\" 建立跟踪）", 1),
+    ("vcs.merge-conflict", "git merge feature", "automatischer Merge von app.py\nKONFLIKT (Inhalt): Merge-Konflikt in app.py\nAutomatischer Merge fehlgeschlagen; beheben Sie die Konflikte und committen Sie dann das Ergebnis.", 1),
+    ("net.connection-refused", "./client", "connect: Verbindungsaufbau abgelehnt", 1),
+    (None, "git status", "Auf Branch main\nnichts zu committen, Arbeitsverzeichnis unverändert", 0),
+    (None, "git status", "位于分支 main\n无文件要提交，干净的工作区", 0),
+    (None, "make", "make: « app » est à jour.", 0),
+    (None, "ls -la", "insgesamt 8\n-rw-r--r-- 1 root root 0  1. Dez 15:15 error.log", 0),
+    ("shell.command-not-found", "foo", "Befehl »foo« nicht gefunden, meinten Sie:\n  Befehl »fo« aus Paket »x« (main)", 127),
+    ("fs.permission-denied", "cat x", "cat: x: 権限がありません", 1),
+]
+
+
+@pytest.mark.parametrize(("expected", "command", "output", "exit_code"), LOCALES)
+def test_localized_messages_of_real_tools(expected: str | None, command: str, output: str, exit_code: int) -> None:
+    """Messages of the C library, bash, git and make in other languages (LANGUAGE=de, fr, es, it, pt, ru, ja, zh...)."""
+    assert key(command, output, exit_code) == expected
+
+
+def test_checks_answering_no_with_another_exit_code_are_data() -> None:
+    assert load_rules().check_codes == {2: frozenset({"getent", "git ls-remote"}),
+                                         3: frozenset({"systemctl is-active", "systemctl status"})}
+    assert run("getent hosts db.internal", "", 2) is None
+    assert key("getent hosts db.internal", "", 3) == "generic.nonzero-exit"  # 3 is not getent's "no"
+    assert key("systemctl is-active nginx", "", 2) == "generic.nonzero-exit"
+    # A check that answers with an error text is still an error.
+    assert key("git ls-remote --exit-code origin", "fatal: 'origin' does not appear to be a git repository", 2) == "vcs.git-fatal"
+
+
+def test_an_http_clients_output_is_data_but_a_users_rule_still_reads_it() -> None:
+    body = '{"log": "Traceback (most recent call last):\\n ValueError: x", "status": "done"}'
+    assert run("curl -s http://127.0.0.1:8000/api/jobs/7", body, 0) is None
+    # The same text from a program that is not an HTTP client is judged as usual.
+    assert key("python3 show_job.py", "Traceback (most recent call last):\nValueError: x", 0) == "python.traceback"
+    rules = load_rules({"rules": [{"key": "api.maintenance", "title": "API in maintenance", "strong": ['"maintenance":\\s*true']}]})
+    assert key("curl -s http://127.0.0.1:8000/health", '{"status": "ok", "maintenance": true}', 0, rules=rules) == "api.maintenance"
+    assert [r.clients for r in load_rules().rules if r.key == "net.http-error" and r.command is None] == [True]
+
+
+# ---------------------------------------------------------------------------------------------
 # Output hygiene: ANSI, CRLF, huge outputs, excerpts, titles
 
 
 def test_ansi_colour_codes_are_stripped() -> None:
     output = "\x1b[1m\x1b[31mERROR\x1b[0m: build \x1b[33mfailed\x1b[0m\x1b]0;title\x07"
-    assert run("./build.sh", output, 0) == Detection("app.error-message", "Program reported an error", "ERROR: build failed")
+    assert run("./build.sh", output, 0) == Detection("app.error-message", "Program reported an error", "ERROR: build failed",
+                                                     f"build.sh:{template('ERROR: build failed')}")
 
 
 def test_crlf_line_endings() -> None:
     output = TRACEBACK_KEYERROR.replace("\n", "\r\n") + "\r\n"
-    assert run("python app.py", output, 0) == Detection("python.traceback", "Uncaught Python exception", "KeyError: 'database'")
+    assert run("python app.py", output, 0) == Detection("python.traceback", "Uncaught Python exception", "KeyError: 'database'",
+                                                        "KeyError@srv/app.py:module")
 
 
 def test_progress_bar_carriage_returns_do_not_hide_a_line_start() -> None:
@@ -373,7 +604,8 @@ def test_progress_bar_carriage_returns_do_not_hide_a_line_start() -> None:
 def test_huge_output_error_at_the_end() -> None:
     body = "compiling module core/frame.c\n" * 40_000  # ~1.2 MB
     found = run("make -j8 || true", body + "src/x.c:3:1: error: expected ';' before '}' token\n", 0)
-    assert found == Detection("build.compile-error", "Compilation failed", "src/x.c:3:1: error: expected ';' before '}' token")
+    assert found == Detection("build.compile-error", "Compilation failed", "src/x.c:3:1: error: expected ';' before '}' token",
+                              "src/x.c:" + template("expected ';' before '}' token"))
 
 
 def test_huge_output_only_its_ends_are_read() -> None:
@@ -414,7 +646,8 @@ def test_excerpt_starts_at_the_exception_line_of_a_traceback() -> None:
 def test_excerpt_maps_back_through_case_folding() -> None:
     # "ß" folds to "ss": offsets of the folded text differ from the original's.
     found = run("./run", "Straße " * 5 + "\nERROR: Größe unbekannt", 0)
-    assert found == Detection("app.error-message", "Program reported an error", "ERROR: Größe unbekannt")
+    assert found == Detection("app.error-message", "Program reported an error", "ERROR: Größe unbekannt",
+                              f"run:{template('ERROR: Größe unbekannt')}")
 
 
 def test_title_is_ours_never_the_output() -> None:
@@ -501,7 +734,8 @@ def test_user_overrides_disable_ignore_and_add() -> None:
     })
     assert rules.warnings == ()
     assert run("helm upgrade app ./chart", "Error: UPGRADE FAILED: timed out", 0, rules=rules) == Detection(
-        "deploy.helm-failed", "Helm release failed", "Error: UPGRADE FAILED: timed out")
+        "deploy.helm-failed", "Helm release failed", "Error: UPGRADE FAILED: timed out",
+        f"helm:{template('Error: UPGRADE FAILED: timed out')}")
     assert run("./upgrade", "Error: UPGRADE FAILED", 0, rules=rules).pattern_key == "app.error-message"  # not helm
     assert key("git commit -m x", "nothing to commit", 1, rules=rules) == "generic.nonzero-exit"
     assert run("./run", "error: known flaky thing", 0, rules=rules) is None
@@ -515,7 +749,7 @@ def test_user_rule_defaults_and_regex_fallback() -> None:
     rules = load_rules({"rules": [{"strong": [r"\p{Han}+故障"]}]})  # \p{..} needs the regex module
     assert rules.warnings == ()
     assert run("./x", "设备故障", 0, rules=rules) == Detection(
-        "generic.error-output", "Output matched a user error pattern", "设备故障")
+        "generic.error-output", "Output matched a user error pattern", "设备故障", f"x:{template('设备故障')}")
 
 
 def test_bad_user_overrides_are_skipped_with_warnings_never_raised() -> None:
@@ -580,7 +814,7 @@ def test_detect_never_raises_and_keys_are_documented(command: str, output: str, 
         assert found.pattern_key in KEYS
         assert found.title == load_rules().titles[found.pattern_key]
         assert len(found.excerpt) <= 200 and "\n" not in found.excerpt
-    if exit_code not in (0, None) and not interrupted and exit_code != 1:
+    if exit_code not in (0, None) and not interrupted and exit_code != 1 and exit_code not in load_rules().check_codes:
         assert found is not None  # a non-zero exit other than a check's "no" is always reported
 
 

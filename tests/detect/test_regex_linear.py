@@ -81,9 +81,9 @@ def test_the_banned_shapes_catch_the_old_patterns() -> None:
     caught = {old: [name for name, shape in BANNED_SHAPES.items() if shape.search(old)] for old in olds}
     assert [old for old, names in caught.items() if not names] == [
         OLD_IGNORE,  # its \S+ restarts from each "::": caught by the adversarial bench, not by shape
-        OLD_TITLE,  # same: [^<\n]* around an alternation
         OLD_HAS_REQUIREMENT,  # same: [^,\n]+
     ]
+    assert not [name for name, shape in BANNED_SHAPES.items() if shape.search(OLD_TITLE)]  # same: [^<\n]*
 
 
 # ---- rewritten patterns against their old form -------------------------------------------------
@@ -94,16 +94,17 @@ OLD_TITLE = (r"<title>[^<\n]*(?:\berror\b|not found|forbidden|unauthori[sz]ed|ba
 OLD_HAS_REQUIREMENT = r"\bhas requirement [^,\n]+, but you have\b"
 # (old, new): the new one must hit where the old one did, with the same excerpt anchor.
 NEW_IGNORE = r"(?<!\S)(?>\S*?(?:\.\.\.(?!\S)|::\S))\S*+\s+(?:ok|passed|skipped|xfail|xpass)\s*(?:\[\s*\d+%\])?$"
+# Two patterns were later changed in meaning, so they are no longer checked as rewrites here:
+# the error-page <title> (now at most 40 characters before the signal, and "error" only as the
+# title's end: "Error codes reference" is a docs page), and the test summary "N failed", split
+# into test wording ("2 passed, 1 failed", "1 failing") and a tool's "1 failed" (app.error-message).
 REWRITTEN = [
-    (OLD_TITLE, OLD_TITLE.replace("<title>[^<\\n]*(", "<title>(?=[^<\\n]*</title>)[^<\\n]*?(")),
     (OLD_HAS_REQUIREMENT, r"(?:^|(?<=,))(?>[^,\n]*?\b(has requirement ))[^,\n]+, but you have\b"),
     (r"\bbzip2: [^\n]*(?:not a bzip2 file|data integrity error)", r"^(?>[^\n]*?\b(bzip2: ))[^\n]*(?:not a bzip2 file|data integrity error)"),
     (r"\bassertion [^\n]* failed\b", r"^(?>[^\n]*?\b(assertion ))[^\n]* failed\b"),
     (r"\bduplicate entry [^\n]* for key\b", r"^(?>[^\n]*?\b(duplicate entry ))[^\n]* for key\b"),
     (r"\bfailed to connect to [^\n]* port \d+", r"^(?>[^\n]*?\b(failed to connect to ))[^\n]* port \d+"),
     (r"\bunexpected token [^\n]* in json\b", r"^(?>[^\n]*?\b(unexpected token ))[^\n]* in json\b"),
-    (r"(?:^[^\w\n]*|[,;:(|=]\s*|\s{2,})[1-9]\d* (?:tests? )?(?:failed|failing|failures?)\b",
-     r"(?:^[^\w\n]*|[,;:(|=]\s*|(?<!\s)\s{2,})[1-9]\d* (?:tests? )?(?:failed|failing|failures?)\b"),
     (r"(?:^[^\w\n]*|[,;:(|=]\s*|\s{2,})[1-9]\d* errors? in [\d.]+m?s\b",
      r"(?:^[^\w\n]*|[,;:(|=]\s*|(?<!\s)\s{2,})[1-9]\d* errors? in [\d.]+m?s\b"),
 ]
@@ -111,13 +112,13 @@ REWRITTEN = [
 # (same end, and the excerpt is the same: blank lines vanish when it is joined into one line).
 # ^\s+ became ^[^\S\n]+: an unindented line under a blank one no longer passes for indented.
 LINE_START_REWRITES = [
-    (r"^\s*\d+ passing\b", r"^[^\S\n]*\d+ passing\b"),
+    (r"^\s*[1-9]\d* passing\b", r"^[^\S\n]*[1-9]\d* passing\b"),  # [1-9]: "0 passing" ran nothing
     (r"^\s*! \[(?:rejected|remote rejected)\]", r"^[^\S\n]*! \[(?:rejected|remote rejected)\]"),
     (r"^\s+while executing$", r"^[^\S\n]+while executing$"),
     (r"^\s*(?:<p>)?error code: [45]\d\d\b", r"^[^\S\n]*(?:<p>)?error code: [45]\d\d\b"),
     (r"^\s*\S+:\d+:\d+ - error: ", r"^[^\S\n]*\S+:\d+:\d+ - error: "),
-    (r"^=*\s*\d+ passed\b(?![^\n]*\b(?:failed|errors?)\b)[^\n]*\bin [\d.]+m?s\b",
-     r"^=*[^\S\n]*\d+ passed\b(?![^\n]*\b(?:failed|errors?)\b)[^\n]*\bin [\d.]+m?s\b"),
+    (r"^=*\s*[1-9]\d* passed\b(?![^\n]*\b(?:failed|errors?)\b)[^\n]*\bin [\d.]+m?s\b",
+     r"^=*[^\S\n]*[1-9]\d* passed\b(?![^\n]*\b(?:failed|errors?)\b)[^\n]*\bin [\d.]+m?s\b"),
     (r'^\s*file "[^"\n]*", line \d+[^\n]*\n(?:[^\n]*\n){0,4}?\s*((?:syntaxerror|indentationerror|taberror): [^\n]*)',
      r'^[^\S\n]*file "[^"\n]*", line \d+[^\n]*\n(?:[^\n]*\n){0,4}?\s*((?:syntaxerror|indentationerror|taberror): [^\n]*)'),
 ]

@@ -26,7 +26,8 @@ VENV_BIN = Path(sys.executable).parent  # not resolved: a venv's python is a sym
 PROMPT = "run the command"
 FAILING = 'python3 -c "import nosuchmod"'
 PASSING = "echo hello"
-PATTERN_KEY = "deps.module-not-found"
+PATTERN_KEY = "deps.module-not-found/python:nosuchmod"  # the fingerprint: class/subject
+MISTAKE = "deps.module-not-found (python:nosuchmod)"  # how a nudge names it
 REMINDER = "<self-improvement-reminder>"
 ERROR_TAG = "<error-detected>"
 

@@ -55,6 +55,7 @@ from tests.e2e.scenario import (
     ERROR_TAG,
     FAILING,
     PASSING,
+    MISTAKE,
     PATTERN_KEY,
     PROMPT,
     REMINDER,
@@ -180,7 +181,7 @@ def test_failing_command_is_nudged_and_recorded(project: Path, claude: RunTurn[C
     # (ii) after the failing tool_result, the post-bash hook's nudge names the pattern
     assert "No module named 'nosuchmod'" in tool_output(second), why(run, mock_anthropic)
     nudge = hook_context(second, "PostToolUseFailure")
-    assert ERROR_TAG in nudge and PATTERN_KEY in nudge, why(run, mock_anthropic)
+    assert ERROR_TAG in nudge and MISTAKE in nudge, why(run, mock_anthropic)
     # (iii) and it was recorded
     errors_md = project / ".learnings" / "ERRORS.md"
     assert errors_md.is_file(), f"no {errors_md}{why(run, mock_anthropic)}"
@@ -223,7 +224,7 @@ def test_second_session_gets_the_known_fix(
     _, second = one_turn(run, mock_anthropic)
 
     nudge = hook_context(second, "PostToolUseFailure")
-    assert ERROR_TAG in nudge and PATTERN_KEY in nudge, why(run, mock_anthropic)
+    assert ERROR_TAG in nudge and MISTAKE in nudge, why(run, mock_anthropic)
     assert FIX_ACTION in nudge, f"the known fix did not reach the model{why(run, mock_anthropic)}"
     entries = error_entries(project)
     with_fix = [e for e in entries if FIX_ACTION in (e.suggested_action or "")]

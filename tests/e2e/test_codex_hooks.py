@@ -54,6 +54,7 @@ from tests.e2e.scenario import (
     ERROR_TAG,
     FAILING,
     PASSING,
+    MISTAKE,
     PATTERN_KEY,
     PROMPT,
     REMINDER,
@@ -198,7 +199,7 @@ def test_failing_command_is_nudged_and_recorded(
     # (ii) with the failing tool result, the post-bash hook's nudge names the pattern
     assert "No module named 'nosuchmod'" in "\n".join(tool_outputs(second)), why(run, mock_responses)
     nudge = context_for_tool_call(second)
-    assert ERROR_TAG in nudge and PATTERN_KEY in nudge, why(run, mock_responses)
+    assert ERROR_TAG in nudge and MISTAKE in nudge, why(run, mock_responses)
     assert second.text.count(ERROR_TAG) == 1, why(run, mock_responses)
     # (iii) and it was recorded
     errors_md = project / ".learnings" / "ERRORS.md"

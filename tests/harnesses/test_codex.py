@@ -105,6 +105,15 @@ def test_format_context_is_exactly_the_schema() -> None:
     assert json.loads(codex.format_context("UserPromptSubmit", "é"))["hookSpecificOutput"]["additionalContext"] == "é"
 
 
+@pytest.mark.parametrize("text", ["", "plain", 'quote " backslash \\ tab \t newline \n', "\x00\x1f\x7f\u2028 é 😀",
+                                  "lone \ud800 surrogate", "x" * 20_000])
+def test_format_context_prints_what_json_dumps_prints(text: str) -> None:
+    # Written without json (its import costs a failing hook ~5 ms), byte for byte json.dumps's text.
+    for event in ("PostToolUseFailure", 'odd "event"'):
+        body = {"hookSpecificOutput": {"hookEventName": event, "additionalContext": text[: codex.MAX_CONTEXT_CHARS]}}
+        assert codex.format_context(event, text) == json.dumps(body, ensure_ascii=False)
+
+
 # --- install -------------------------------------------------------------------------------
 
 

@@ -24,13 +24,15 @@ def test_real_failure_payload_is_nudged_and_recorded(project: Path) -> None:
     result = run_hook("post-bash", payload("PostToolUseFailure", cwd=str(project)))
     assert result.returncode == 0
     text = context_of(result, "PostToolUseFailure")
-    assert text.startswith("<error-detected>\ndeps.module-not-found: ")
-    assert 'self-improve log error --pattern-key deps.module-not-found --action "<fix>" "<one-line summary>"' in text
+    assert text.startswith("<error-detected>\ndeps.module-not-found (python:nosuchmod): ")
+    assert 'self-improve log error --pattern-key deps.module-not-found/python:nosuchmod --action "<fix>" "<one-line summary>"' in text
     assert text.endswith("</error-detected>")
-    assert "nosuchmod" not in text  # raw tool output never reaches the model through us
+    # Raw tool output never reaches the model through us: of the output, only the sanitised subject
+    # does, in the name of the mistake and in the command that records it.
+    assert "No module named" not in text and text.count("nosuchmod") == 2
     assert len(text) / 4 <= 75
     (entry,) = Store(project).entries("error")
-    assert entry.pattern_key == "deps.module-not-found"
+    assert entry.pattern_key == "deps.module-not-found/python:nosuchmod"
     assert entry.occurrences[0].task == task_hash("96ffc192-f355-4c21-9a2d-6aa9634bc465")
     assert "No module named 'nosuchmod'" in entry.text  # the redacted excerpt is stored, not injected
     second = run_hook("post-bash", payload("PostToolUseFailure", cwd=str(project), session_id="other"))
@@ -63,7 +65,7 @@ def test_known_fix_is_recalled_instead_of_the_generic_nudge(project: Path) -> No
     from self_improve.store.store import LogRequest
 
     store.update(entry.id, lambda e: e.with_status("resolved"))
-    store.log(LogRequest(kind="error", summary="x", pattern_key="deps.module-not-found",
+    store.log(LogRequest(kind="error", summary="x", pattern_key="deps.module-not-found/python:nosuchmod",
                          action="Install it with `pip install -r requirements.txt` first",
                          session="96ffc192-f355-4c21-9a2d-6aa9634bc465"))
     result = run_hook("post-bash", payload("PostToolUseFailure", cwd=str(project), session_id="s2"))
@@ -191,7 +193,7 @@ def test_unreadable_and_corrupt_learnings(project: Path, isolated_home: Path) ->
     result = run_hook("post-bash", payload("PostToolUseFailure", cwd=str(project)))
     assert result.returncode == 0
     # Nothing could be recorded, but the agent still gets the nudge.
-    assert context_of(result, "PostToolUseFailure").startswith("<error-detected>\ndeps.module-not-found: ")
+    assert context_of(result, "PostToolUseFailure").startswith("<error-detected>\ndeps.module-not-found (python:nosuchmod): ")
     (project / ".learnings/config.toml").write_text("[[[ not toml")
     result = run_hook("prompt-submit", payload("UserPromptSubmit", cwd=str(project)))
     assert result.returncode == 0
@@ -321,16 +323,16 @@ def test_without_our_cli_on_path_the_nudge_prints_a_command_that_runs_as_printed
     text = context_of(result, "PostToolUseFailure")
     cli = str(REPO / "bin" / "self-improve")
     (line,) = [line for line in text.splitlines() if " log error " in line]
-    assert line == f'{cli} log error --pattern-key deps.module-not-found --action "<fix>" "<one-line summary>"'
+    assert line == f'{cli} log error --pattern-key deps.module-not-found/python:nosuchmod --action "<fix>" "<one-line summary>"'
     command = line.replace("<fix>", "pip install nosuchmod").replace("<one-line summary>", "nosuchmod was missing")
     ran = subprocess.run(["/bin/sh", "-c", command], cwd=project, env={**os.environ, **env, "HOME": str(project)},
                          capture_output=True, text=True, timeout=60)
     assert ran.returncode == 0, ran.stderr
     (entry,) = Store(project).entries("error")  # the hook's entry, which the log merged into
-    assert (entry.pattern_key, latest_action(entry)) == ("deps.module-not-found", "pip install nosuchmod")
+    assert (entry.pattern_key, latest_action(entry)) == ("deps.module-not-found/python:nosuchmod", "pip install nosuchmod")
     assert (entry.summary, entry.recurrence_count) == ("nosuchmod was missing", 1)  # the agent's words, one incident
 
 
 def test_with_our_cli_on_path_the_nudge_names_it(project: Path) -> None:
     text = context_of(run_hook("post-bash", payload("PostToolUseFailure", cwd=str(project))), "PostToolUseFailure")
-    assert '\nself-improve log error --pattern-key deps.module-not-found --action "<fix>"' in text
+    assert '\nself-improve log error --pattern-key deps.module-not-found/python:nosuchmod --action "<fix>"' in text

@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from self_improve.detect.subjects import short_hash
 from self_improve.hooks import budget as hook_budget
 from self_improve.detect import classify as errors
 from self_improve.detect import shell
@@ -47,7 +48,7 @@ def test_a_payload_of_exactly_the_cap_is_parsed_and_recorded(project: Path) -> N
     assert len(stdin) == MAX_PARSED_BYTES
     result = run_hook("post-bash", stdin, timeout=30)
     assert result.returncode == 0
-    assert context_of(result, "PostToolUseFailure").startswith("<error-detected>\ndeps.module-not-found: ")
+    assert context_of(result, "PostToolUseFailure").startswith("<error-detected>\ndeps.module-not-found (python:nosuchmod): ")
     assert len(Store(project).entries("error")) == 1
 
 
@@ -271,9 +272,11 @@ def test_lone_surrogates_are_recorded_and_errors_md_stays_utf8(tmp_path: Path, e
     assert raw.count(escape) == 3
     result = run_hook("post-bash", raw)
     assert result.returncode == 0
-    assert context_of(result, "PostToolUseFailure").startswith("<error-detected>\ndeps.module-not-found: ")
+    # The module's name is not of the safe alphabet: the subject names it by a hash.
+    subject = "python:h-" + short_hash("nosuch\ufffdmod")
+    assert context_of(result, "PostToolUseFailure").startswith(f"<error-detected>\ndeps.module-not-found ({subject}): ")
     (entry,) = Store(tmp_path).entries("error")
-    assert entry.recurrence_count == 1
+    assert (entry.recurrence_count, entry.pattern_key) == (1, f"deps.module-not-found/{subject}")
     assert "No module named 'nosuch\ufffdmod'" in entry.text
     stored = (tmp_path / ".learnings/ERRORS.md").read_bytes()
     stored.decode("utf-8", "strict")

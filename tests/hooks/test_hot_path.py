@@ -1,6 +1,9 @@
 """The hot path's one rule, checked instead of repeated in comments: a clean post-bash (and a
 prompt-submit that is no correction) imports none of the modules that would cost the user
-start-up time."""
+start-up time; a failing command, recorded in ERRORS.md, and a correction import none of the
+standard modules that cost more than the work itself (``dataclasses`` pulls in ``inspect``,
+``pathlib`` ``urllib.parse``, ``hashlib`` OpenSSL, ``re`` ``enum`` and ``functools``; ``rx``
+keeps the compiled patterns, so a warm process needs no ``re``)."""
 
 from __future__ import annotations
 
@@ -14,23 +17,33 @@ from self_improve.store.store import Store
 from tests.helpers import FIXTURES, REPO
 
 HEAVY = ("re", "json", "pathlib", "typing", "dataclasses", "collections")
+# What recording a failure must not cost either (``_datetime``, ``_sha256`` and ``_json``, the C
+# modules behind datetime, hashlib and json, are fine).
+RECORDING_HEAVY = (*HEAVY, "functools", "enum", "inspect", "ast", "hashlib", "_hashlib", "datetime", "urllib",
+                   "urllib.parse", "ipaddress", "fnmatch", "contextlib", "tomllib", "copy", "weakref")
 
-PROBE = f"""
+PROBE = """
 import io, sys
 sys.path.insert(0, sys.argv[1])
 sys.stdin = io.TextIOWrapper(io.BytesIO(sys.argv[3].encode()))
 from self_improve.hooks import run as hooks
 hooks.run(sys.argv[2])
-sys.stdout.write("\\n" + " ".join(sorted(m for m in sys.modules if m in {HEAVY!r})))
+sys.stdout.write("\\n" + " ".join(sorted(m for m in sys.modules if m in sys.argv[4].split())))
 """
 
 
-def loaded(hook: str, payload: dict[str, object], home: Path) -> list[str]:
+def loaded(hook: str, payload: dict[str, object], home: Path, heavy: tuple[str, ...] = HEAVY) -> list[str]:
+    return run_probe(hook, payload, home, heavy)[1]
+
+
+def run_probe(hook: str, payload: dict[str, object], home: Path, heavy: tuple[str, ...]) -> tuple[str, list[str]]:
+    """(what the hook printed, the modules of ``heavy`` it had imported when it was done)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("XDG_", "SELF_IMPROVE_"))}
-    result = subprocess.run([sys.executable, "-I", "-S", "-c", PROBE, str(REPO), hook, json.dumps(payload)],
+    result = subprocess.run([sys.executable, "-I", "-S", "-c", PROBE, str(REPO), hook, json.dumps(payload), " ".join(heavy)],
                             capture_output=True, text=True, timeout=60, env={**env, "HOME": str(home)})
     assert result.returncode == 0, result.stderr
-    return result.stdout.rsplit("\n", 1)[-1].split()
+    printed, _, modules = result.stdout.rpartition("\n")
+    return printed, modules.split()
 
 
 def project_and_home(tmp_path: Path) -> tuple[Path, Path]:
@@ -59,3 +72,27 @@ def test_a_prompt_that_is_no_correction_imports_nothing_heavy(tmp_path: Path) ->
     prompt = fixture("UserPromptSubmit", cwd=str(project), prompt="please add a test for the parser")
     assert loaded("prompt-submit", prompt, home) == []
     assert loaded("prompt-submit", prompt, home) == []
+
+
+def test_a_failing_command_is_recorded_without_importing_anything_heavy(tmp_path: Path) -> None:
+    project, home = project_and_home(tmp_path)
+    failing = fixture("PostToolUseFailure", cwd=str(project))
+    # The first call of all writes the caches (the rules, the compiled patterns) that later ones read.
+    first, _ = run_probe("post-bash", failing, home, RECORDING_HEAVY)
+    assert "<error-detected>" in first and "First time here." in first
+    for count in (2, 3):
+        printed, heavy = run_probe("post-bash", failing, home, RECORDING_HEAVY)
+        assert heavy == []
+        assert f"Seen {count}x in 1 session(s)." in printed
+    (entry,) = Store(project).entries("error")
+    assert entry.recurrence_count == 3
+    assert "ModuleNotFoundError: No module named 'nosuchmod'" in entry.text
+
+
+def test_a_correction_is_nudged_without_importing_anything_heavy(tmp_path: Path) -> None:
+    project, home = project_and_home(tmp_path)
+    correction = fixture("UserPromptSubmit", cwd=str(project), prompt="No, that's wrong. Don't use npm here, use pnpm.")
+    run_probe("prompt-submit", correction, home, RECORDING_HEAVY)
+    printed, heavy = run_probe("prompt-submit", correction, home, RECORDING_HEAVY)
+    assert printed.startswith("<correction-detected>")
+    assert heavy == []

@@ -16,6 +16,7 @@ from self_improve.hooks.state import Context
 from self_improve.store import counters
 from self_improve.store import store as store_module
 from self_improve.store.store import Store
+from self_improve.store.trust import UntrustedStore
 
 WHEN = datetime(2026, 11, 29, 10, 30, tzinfo=UTC)
 DETECTION = Detection("deps.module-not-found", "Module or package not found", "ModuleNotFoundError: No module named 'x'")
@@ -106,3 +107,47 @@ def test_a_missing_or_broken_counters_file_reads_as_none(project: Path) -> None:
     path.parent.mkdir(exist_ok=True)
     path.write_text("[1, 2]", encoding="utf-8")
     assert counters.read(fs) is None
+
+
+def test_claude_codex_and_the_openclaw_watcher_record_the_same_fingerprint(tmp_path: Path) -> None:
+    from self_improve.harnesses.openclaw.sweep import default_detector
+    from tests.helpers import FIXTURES, payload, run_hook
+
+    claude, codex, openclaw = (tmp_path / name for name in ("claude", "codex", "openclaw"))
+    for project in (claude, codex, openclaw):
+        project.mkdir()
+        Store(project).init()
+    assert run_hook("post-bash", payload("PostToolUseFailure", cwd=str(claude))).returncode == 0
+    codex_payload = {**json.loads((FIXTURES / "codex" / "PostToolUse-failure.json").read_text()), "cwd": str(codex)}
+    assert run_hook("post-bash", codex_payload).returncode == 0
+    output = "Traceback (most recent call last):\n  File \"<string>\", line 1, in <module>\nModuleNotFoundError: No module named 'nosuchmod'\n"
+    watched = ToolResult("python3 -c 'import nosuchmod'", output, 1, "session-1", str(openclaw))
+    detection = default_detector(watched, openclaw)
+    assert detection is not None
+    assert store_recorder(Hit(openclaw, "session-1", tmp_path / "db.sqlite", 7, WHEN, watched, detection)) is True
+    keys = [[entry.pattern_key for entry in Store(project).entries("error")] for project in (claude, codex, openclaw)]
+    assert keys == [["deps.module-not-found/python:nosuchmod"]] * 3
+
+
+def test_post_bash_writes_the_error_and_its_nudge_in_one_count_and_never_loses_one(project: Path) -> None:
+    context = Context.for_cwd(str(project), "s")
+    assert context is not None
+    path = project / ".learnings" / ".state" / counters.FILE
+    context.hold_counts()
+    context.bump("errors_recorded")
+    assert not path.exists()  # held for the nudge's write
+    context.note_error_nudge(recall=True)
+    context.release_counts()  # nothing left to write
+    assert json.loads(path.read_text()) == {"error_nudges": 1, "errors_recorded": 1, "recalls": 1}
+    context.bump("errors_recorded")  # holding ended with that write
+    assert json.loads(path.read_text())["errors_recorded"] == 2
+    # The nudge's write fails (its session file is a directory): the held count is written anyway.
+    session = project / ".learnings" / ".state" / "sessions" / "s.json"
+    session.unlink()
+    session.mkdir()
+    context.hold_counts()
+    context.bump("errors_recorded")
+    with pytest.raises(UntrustedStore):
+        context.note_error_nudge(recall=False)
+    context.release_counts()
+    assert json.loads(path.read_text()) == {"error_nudges": 1, "errors_recorded": 3, "recalls": 1}

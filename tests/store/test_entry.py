@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import difflib
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from self_improve.store.entry import NewEntry, parse_text, render_new
+from self_improve.store.entry import Entry, NewEntry, parse_text, render_new
 from tests.helpers import FIXTURES
 
 REFERENCE = FIXTURES / "reference"
@@ -208,3 +209,17 @@ def test_parse_of_render_gives_the_entry_back(new: NewEntry, newline: str) -> No
     assert entry.suggested_action == new.action
     for key, value in new.metadata:
         assert entry.meta(key) == value
+
+
+def test_an_entry_is_an_immutable_value_of_its_lines() -> None:
+    lines = ("## [ERR-20260101-abc] x\n", "\n", "### Summary\n", "boom\n")
+    a, b = Entry(lines, file="ERRORS.md", line=3), Entry(lines)
+    assert a == b and hash(a) == hash(b) and len({a, b}) == 1  # where it was read is no part of it
+    assert a != Entry(lines[:-1]) and a != lines
+    assert (a.file, a.line, b.file, b.line) == ("ERRORS.md", 3, "", 0)
+    assert repr(b) == f"Entry(lines={lines!r}, file='', line=0)"
+    assert a.summary == "boom" and a.summary == "boom"  # derived once, then kept
+    with pytest.raises(AttributeError):
+        a.lines = ()  # type: ignore[misc]
+    with pytest.raises(AttributeError):
+        del a.file

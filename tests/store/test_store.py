@@ -334,3 +334,25 @@ def test_a_summary_somebody_wrote_is_never_replaced(store: Store) -> None:
     log(store, summary="another wording", pattern_key="deps.module-not-found", session="s2")
     (entry,) = store.entries("error")
     assert (entry.summary, entry.recurrence_count) == ("PyYAML is not in the venv", 2)
+
+
+# ---- the store's paths, kept as text so that the hooks need no pathlib ---------------------------
+
+
+@pytest.mark.parametrize("given", ["/a/b", "/a/b/", "/a//b", "/a/./b", "/a/../b", "//a/b", "/", "rel/x", ".", Path("/p/q")])
+def test_the_paths_are_what_pathlib_makes_of_them(given: str | Path) -> None:
+    for learnings_dir in (None, "/x/y/", "/a/b/inner"):
+        store = Store(given, learnings_dir=learnings_dir)
+        root = Path(given).absolute()
+        assert store.root == root
+        assert store.dir == (root / ".learnings" if learnings_dir is None else Path(learnings_dir).absolute())
+        assert store.state_dir == store.dir / ".state"
+        for kind in ("learning", "error", "feature"):
+            name = store._file_name(kind)
+            assert store._relative_name(name) == store.relative(store.file_for(kind)) == store.relative(store.dir / name)
+
+
+def test_logged_entries_name_their_file_relative_to_the_root(store: Store) -> None:
+    result = store.log(LogRequest(kind="error", summary="boom", pattern_key="x.y", now=NOW))
+    assert result.file == ".learnings/ERRORS.md"
+    assert [entry.file for entry in store.with_pattern_key("error", "x.y")] == [".learnings/ERRORS.md"]
