@@ -38,3 +38,31 @@ def write(path: str, value: Any) -> None:
         os.replace(tmp, path)
     except (OSError, ValueError):
         pass
+
+
+def prune(path: str, prefix: str, keep: int = 3) -> int:
+    """Delete the older files of ``path``'s folder named ``<prefix>…marshal``, keeping ``path`` and
+    the ``keep`` newest (a cache keyed by a data file's size and mtime gets a new file whenever that
+    file changes: an upgrade, an edit). Regular files only; never raises; returns how many went."""
+    folder = os.path.dirname(path)
+    try:
+        names = [n for n in os.listdir(folder) if n.startswith(prefix) and n.endswith(".marshal")]
+    except OSError:
+        return 0
+    dated = []
+    for name in names:
+        full = os.path.join(folder, name)
+        try:
+            info = os.lstat(full)
+        except OSError:
+            continue
+        if full != path and (info.st_mode & 0o170000) == 0o100000:  # a regular file
+            dated.append((info.st_mtime_ns, full))
+    removed = 0
+    for _, full in sorted(dated, reverse=True)[max(0, keep - 1) :]:
+        try:
+            os.unlink(full)
+            removed += 1
+        except OSError:
+            pass
+    return removed

@@ -47,6 +47,7 @@ def write_cache(kind: str, value: Any, source: str = "rules.toml", *also: str) -
     path = cache_path(kind, source, *also)
     if path is not None:
         marshal_cache.write(path, value)
+        marshal_cache.prune(path, f"{kind}-v")  # the copies for earlier versions of the file
 
 
 def read_cache(kind: str, source: str = "rules.toml", *also: str) -> object | None:
