@@ -253,12 +253,21 @@ def subject_for(key: str, text: Text, offset: int, command: str, cwd: str) -> st
             frame = innermost_frame(rule.frame, original, found.start(), cwd)
             if frame:
                 parts[-1] = f"{parts[-1]}@{frame}"
+            else:  # no frame of the project's (python -c, a REPL): the message tells them apart
+                message = _rest_of_line(original, found.end()).lstrip(":").strip()
+                if message:
+                    parts.append(template(_unsecret(message)))
         if rule.prefix:
             parts.insert(0, rule.prefix)
         if rule.program:
             parts.insert(0, _program(command))
         return safe(":".join(p for p in parts if p))
     return safe(fallback(original, at, command))
+
+
+def _rest_of_line(text: str, at: int) -> str:
+    end = text.find("\n", at)
+    return text[at : len(text) if end == -1 else end]
 
 
 def _first_match(patterns: Sequence[str], original: str, line_start: int) -> re.Match[str] | None:

@@ -206,3 +206,14 @@ def test_adversarial_inputs_get_the_exact_answer(key: str, pattern: str) -> None
     theirs = regex.compile(pattern, regex.IGNORECASE | regex.MULTILINE | regex.VERSION0)
     for name, text in inputs(pattern, 4096).items():
         assert first_hits(ours, text) == first_hits(theirs, text), name  # type: ignore[arg-type]
+
+
+def test_an_exception_with_no_frame_in_the_project_is_told_apart_by_its_message() -> None:
+    def python_c(exception: str) -> str | None:
+        return fingerprint("python3 -c '...'", f'Traceback (most recent call last):\n  File "<string>", line 1, in <module>\n{exception}', 1)
+
+    first = python_c("ValueError: invalid literal for int() with base 10: 'x'")
+    again = python_c("ValueError: invalid literal for int() with base 10: 'x'")
+    other = python_c("ValueError: math domain error")
+    assert first == again == "python.traceback/ValueError:" + subjects.template("invalid literal for int() with base 10: 'x'")
+    assert other == "python.traceback/ValueError:" + subjects.template("math domain error")
