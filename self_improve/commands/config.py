@@ -65,6 +65,13 @@ def run(args: argparse.Namespace) -> int:
                 f"{args.key} is personal: a project's config cannot set it (it arrives with the repository); "
                 f"use `self-improve config set --user {args.key} {args.value}`"
             )
+        bounds = settings.BOUNDS.get(args.key)
+        if store.scope == "project" and bounds is not None and not bounds[0] <= value <= bounds[1]:
+            # Loading would clamp it: say so now rather than have another value apply in silence.
+            raise UsageError(
+                f"{args.key} takes {bounds[0]} to {bounds[1]} in a project's config (it arrives with the repository), "
+                f"not {args.value!r}; `self-improve config set --user {args.key} {args.value}` sets it for you alone"
+            )
         path = config_mod.config_path(store.dir)
     config_mod.read_user_config(path)  # refuse to edit a corrupt file
     original = path.read_bytes().decode("utf-8") if path.exists() else ""

@@ -1,13 +1,22 @@
-"""``self-improve log {learning,error,feature} SUMMARY``: the delta operation (merge or append)."""
+"""``self-improve log {learning,error,feature} SUMMARY``: the delta operation (merge or append).
+
+A ``learning --category correction`` also confirms the correction the hooks queued in that
+session (``store/correction_queue.confirm``, the rule in ``sessions_for_log``).
+"""
 
 from __future__ import annotations
 
 import argparse
 
-from self_improve.commands._common import add_json_flag, add_scope_flag, cli_writer, store_from
+from self_improve.commands._common import add_json_flag, add_scope_flag, cli_writer, store_from, user_command
+from self_improve.errors import SelfImproveError
 from self_improve.output import print_json
 from self_improve.store.entry import KINDS, LEARNING_CATEGORIES, PRIORITIES
-from self_improve.store.store import LogRequest
+from self_improve.store.store import LogRequest, Store
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from self_improve.store.correction_queue import QueuedCorrection
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -15,7 +24,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "log",
         help="record a learning, error or feature request (merges into a matching entry)",
         description="Record one occurrence. If an active entry of that kind has the same Pattern-Key "
-        "(or, failing that, a near-identical summary) it gets one more occurrence; otherwise a new entry is appended.",
+        "(or, failing that, a near-identical summary, or another wording of its lesson it is nearly sure of) it gets one "
+        "more occurrence; otherwise a new entry is appended, and the entries it may repeat are named, each with the "
+        "`self-improve merge NEW OLD` that merges it.",
     )
     parser.add_argument("kind", choices=list(KINDS), help="which file: learning, error or feature")
     parser.add_argument("summary", help="one line")
@@ -54,10 +65,42 @@ def run(args: argparse.Namespace) -> int:
         logged_by=cli_writer(),
     )
     result = store.log(request)
+    confirmed = confirm_correction(args, store) if args.kind == "learning" and args.category == "correction" else None
     if args.json:
-        print_json(result.as_json())
-    elif result.created:
+        print_json({**result.as_json(), **({"confirmed_correction": confirmed.id} if confirmed else {})})
+        return 0
+    if result.created:
         print(f"{result.entry_id} created in {result.file}")
+        if result.candidates:
+            print("It may repeat a lesson already here. If one of these says the same, merge it (every occurrence is kept):")
+            for other_id, summary, score in result.candidates:
+                print(f"  {user_command(args, store, 'merge', result.entry_id, other_id)}    # {score:.2f} {summary}")
     else:
         print(f"{result.entry_id} merged: seen {result.recurrence_count} times in {result.tasks} task(s)")
+    if confirmed is not None:
+        print(f"confirmed the correction caught on {confirmed.date} in session {confirmed.session}: no longer queued")
     return 0
+
+
+def confirm_correction(args: argparse.Namespace, store: Store) -> QueuedCorrection | None:
+    """Take the correction the hooks queued in this session out of the project's queue (with
+    ``--scope user`` too: the hooks queue in the project). A queue we cannot update costs the
+    logged lesson nothing: one line on stderr."""
+    import sys
+
+    from self_improve.harnesses.agent_env import agent_session_ids
+    from self_improve.store import correction_queue as queue
+    from self_improve.store.location import find_root
+    from self_improve.store.trust import UntrustedStore
+
+    try:
+        project = store if store.scope == "project" else Store(find_root(explicit=getattr(args, "root", None)))
+        if not project.exists():
+            return None
+        project.check_trusted()
+        sessions = queue.sessions_for_log(args.session, agent_session_ids(), project.last_session())
+        with queue.lock(project.fs):
+            return queue.confirm(project.fs, sessions)
+    except (OSError, UntrustedStore, SelfImproveError) as exc:
+        sys.stderr.write(f"self-improve: note: the correction queue was not updated: {exc}\n")
+        return None

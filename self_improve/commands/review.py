@@ -11,6 +11,13 @@ The proposals, their steps and their rendering are ``review/`` (``session``, ``r
 - ``--yes`` applies every proposal without asking; ``--dry-run`` prints the unified diff of every
   file they would change, and changes nothing.
 - Elsewhere (a pipe, an agent's shell) it prints the proposals and changes nothing.
+- Corrections the hooks queued that no lesson came of yet (``review/corrections.py``) are listed
+  first and, on a terminal, walked through last: log / edit / drop / skip / quit. Inside an agent
+  session they are only listed, with the ``log`` command that makes one a lesson (and confirms
+  it); ``--yes`` and ``--dry-run`` leave the queue as it is.
+- Groups of likely duplicates (``store/duplicates.py``) are listed with the ``self-improve merge``
+  commands that make each one entry; on a terminal: merge into the first / skip / quit. ``--yes``
+  never merges: a person judges whether two wordings are one lesson.
 
 After an interactive or ``--yes`` review, ``.learnings/.state/last-review`` records when it ran
 (``review/triage.py``). Tests pin "today" with ``SELF_IMPROVE_TODAY`` (or ``--today``) and force
@@ -32,6 +39,7 @@ from self_improve.commands._common import (
     agent_gate,
     ask,
     bump_actions,
+    cli_writer,
     is_interactive,
     store_from,
     today_from,
@@ -40,17 +48,24 @@ from self_improve.commands._common import (
 from self_improve.errors import SelfImproveError, UsageError
 from self_improve.output import colour, error_line, print_json
 from self_improve.review import approval
+from self_improve.review import corrections as corrections_mod
 from self_improve.review import drift as drift_mod
 from self_improve.review.plan import ArchiveStep, simulate
 from self_improve.review.candidates import ArchiveCandidate, PromoteCandidate, RetireCandidate, ReviewPlan
 from self_improve.review.policy import Policy, rule_problem
 from self_improve.review.problems import store_problems
 from self_improve.review.promotion import plan_promotion, plan_retirement
-from self_improve.review.report import archive_lines, heading, promote_lines, render_listing, retire_lines, review_json, size_cap_line
+from self_improve.review.contradictions import not_applied_line, supersede_proposals
+from self_improve.review.report import (
+    archive_lines, heading, merge_lines, promote_lines, render_listing, retire_lines, review_json, size_cap_line,
+)
 from self_improve.review.session import Outcome, all_steps, apply_all, apply_steps, build_plan, user_scope_candidates
 from self_improve.review.targets import normalise_target
 from self_improve.review.triage import pending_triage_count, record_review
 from self_improve.store.archive import archive_name
+from self_improve.store.combine import merge_entries
+from self_improve.store.correction_queue import QueuedCorrection
+from self_improve.store.duplicates import DuplicateGroup
 from self_improve.store.lint import Problem
 from self_improve.store.store import Store
 
@@ -194,11 +209,70 @@ def review_reconcile(store: Store, reconcile: drift_mod.Reconcile, outcome: Outc
         outcome.skipped += 1
 
 
+def review_correction(store: Store, item: QueuedCorrection, outcome: Outcome, done: dict[str, int], position: str) -> None:
+    """One queued correction: log it (its excerpt as the summary), edit (summary and action
+    first), drop it from the queue, skip, quit."""
+    print(colour(f"Correction {position}", "blue"))
+    for line in corrections_mod.item_lines(item):
+        print(line)
+    answer = _choose("  [l]og, [e]dit, [d]rop, [s]kip, [q]uit? ", "ledsq")
+    if answer == "s":
+        outcome.skipped += 1
+        return
+    if answer == "d":
+        gone: list[bool] = []
+        if _attempt(outcome, lambda: gone.append(corrections_mod.drop_item(store, item))):
+            done["dropped"] += int(gone[0])
+            print("  dropped from the queue; nothing logged" if gone[0] else "  already out of the queue")
+        return
+    summary = action = ""
+    if answer == "e":
+        asked = ask("  summary (empty: the excerpt): ")
+        if asked is None:
+            raise Quit
+        summary = asked
+        asked = ask('  action, "do X, not Y" (empty: none): ')
+        if asked is None:
+            raise Quit
+        action = asked
+    logged: list[str] = []
+
+    def log() -> None:
+        result = corrections_mod.log_item(store, item, cli_writer(), summary, action)
+        logged.append(f"  logged {result.entry_id} in {result.file}" if result.created
+                      else f"  merged into {result.entry_id}: seen {result.recurrence_count} times in {result.tasks} task(s)")
+
+    if _attempt(outcome, log):
+        done["logged"] += 1
+        print(logged[0])
+
+
+def review_merge(store: Store, group: DuplicateGroup, outcome: Outcome, done: dict[str, int], position: str) -> None:
+    """One group of likely duplicates: merge the others into the first (``store/combine.py``), or skip."""
+    print(colour(f"Merge {position}", "blue"))
+    for line in merge_lines(group):
+        print(line)
+    if _choose(f"  [m]erge into {group.into.id}, [s]kip, [q]uit? ", "msq") != "m":
+        outcome.skipped += 1
+        return
+    others = [entry.id for entry in group.entries[1:]]
+
+    def merge() -> None:
+        for entry_id in others:
+            merge_entries(store, entry_id, group.into.id)
+            done["merged"] = done.get("merged", 0) + 1
+
+    if _attempt(outcome, merge):
+        print(f"  merged {', '.join(others)} into {group.into.id}")
+
+
 def interactive(
     store: Store, plan: ReviewPlan, problems: list[Problem], policy: Policy, today: date, triage: int,
     assessor: approval.Assessor | None = None, reconciles: Sequence[drift_mod.Reconcile] = (),
+    queued: Sequence[QueuedCorrection] = (),
 ) -> Outcome:
     outcome = Outcome()
+    done = {"logged": 0, "dropped": 0}  # queued corrections
     if triage:
         print(pending_triage_line(triage))
     if plan.over_cap:
@@ -214,6 +288,10 @@ def interactive(
             review_archive(store, archived, today, outcome, f"{n}/{len(plan.archive)}")
         for n, retired in enumerate(plan.retire, 1):
             review_retire(store, retired, outcome, f"{n}/{len(plan.retire)}")
+        for n, item in enumerate(queued, 1):
+            review_correction(store, item, outcome, done, f"{n}/{len(queued)}")
+        for n, group in enumerate(plan.merge, 1):
+            review_merge(store, group, outcome, done, f"{n}/{len(plan.merge)}")
     except Quit:
         print("quit")
     reports = [reconcile for reconcile in reconciles if not reconcile.action]
@@ -225,12 +303,14 @@ def interactive(
         print(heading("Lint", len(problems)))
         for problem in problems:
             print(f"  {problem.render()}")
-    if plan.empty and not actionable:
+    if plan.empty and not actionable and not queued and not plan.merge:
         print("Nothing to promote, archive or retire.")
     else:
         print(
             f"Reviewed: {outcome.promoted} promoted, {outcome.archived} archived, {outcome.retired} retired, "
             f"{outcome.skipped} skipped" + (f", {outcome.reconciled} reconciled" if outcome.reconciled else "")
+            + corrections_mod.outcome_text(done["logged"], done["dropped"])
+            + (f", {done['merged']} merged" if done.get("merged") else "")
             + (f", {outcome.failed} failed" if outcome.failed else "")
         )
     return outcome
@@ -267,8 +347,12 @@ def run(args: argparse.Namespace) -> int:
     problems = store_problems(store)  # rule drift has its own group
     reconciles = drift_mod.plan_reconcile(store)
     assessor = approval.Assessor(store, today, policy)  # provenance, from this machine's ledger
+    queued = corrections_mod.pending(store)  # corrections caught that no lesson came of yet
+    # Lessons that invert a promoted rule: proposed supersedes, never applied here.
+    contradictions = supersede_proposals(store, lambda *verb: user_command(args, store, *verb))
     if args.json:
-        print_json(review_json(plan, problems, policy, user_scope=user_scope_candidates(store), assessor=assessor, reconciles=reconciles))
+        print_json(review_json(plan, problems, policy, user_scope=user_scope_candidates(store), assessor=assessor, reconciles=reconciles,
+                               corrections=queued, contradictions=contradictions))
         return 0
     if args.dry_run:
         outcome = Outcome()
@@ -305,12 +389,18 @@ def run(args: argparse.Namespace) -> int:
         for reconcile in reconciles:
             if not reconcile.action:
                 print(f"drift: {reconcile.drift.render()} ({reconcile.note})")
+        if queued:
+            print(corrections_mod.yes_line(len(queued)))
+        for proposal in contradictions:
+            print(not_applied_line(proposal))
         return 0
     if is_interactive(args) and not gate:  # an agent can pipe answers: it gets the listing
-        outcome = interactive(store, plan, problems, policy, today, triage, assessor, reconciles)
+        outcome = interactive(store, plan, problems, policy, today, triage, assessor, reconciles, queued)
+        for proposal in contradictions:
+            print(not_applied_line(proposal))
         record_review(store)
         return 1 if outcome.failed else 0
-    sys.stdout.write(render_listing(plan, problems, policy, pending_triage_line(triage), assessor, reconciles))
+    sys.stdout.write(render_listing(plan, problems, policy, pending_triage_line(triage), assessor, reconciles, queued, contradictions))
     if gate and (plan.promote or plan.retire):
         print(approval.ask_user_line(user_command(args, store, "review")) + f" (inside {gate}, review only proposes)")
     for move in user_scope_candidates(store):

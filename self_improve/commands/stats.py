@@ -17,6 +17,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from self_improve.commands._common import add_json_flag, store_from
+from self_improve.detect.pattern_keys import folded
 from self_improve.output import colour, print_json
 from self_improve.store import archive as archive_mod
 from self_improve.store import counters
@@ -78,7 +79,7 @@ def _pattern_keys(entries: Iterable[Entry]) -> list[dict[str, Any]]:
         key = entry.pattern_key
         if not key:
             continue
-        item = keys.setdefault(key.casefold(), {"pattern_key": key, "occurrences": 0, "entries": 0, "ids": []})
+        item = keys.setdefault(folded(key), {"pattern_key": key, "occurrences": 0, "entries": 0, "ids": []})
         item["occurrences"] += entry.recurrence_count
         item["entries"] += 1
         item["ids"].append(entry.id)

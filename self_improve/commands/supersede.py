@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 
-from self_improve.commands._common import store_from
+from self_improve.commands._common import add_scope_flag, store_from
 from self_improve.errors import UsageError
 from self_improve.review.plan import EntryEdit, apply, simulate
 from self_improve.store.entry import Entry
@@ -20,6 +20,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("supersede", help="record that one entry replaces another (Superseded-By / Supersedes)")
     parser.add_argument("old", metavar="OLD")
     parser.add_argument("--by", required=True, metavar="NEW", help="the entry that replaces OLD")
+    add_scope_flag(parser)  # `review --scope user` proposes supersedes in the user store too
     parser.set_defaults(func=run)
 
 

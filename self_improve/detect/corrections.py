@@ -1,33 +1,64 @@
 """Is a user prompt a correction of the agent?
 
     class CorrectionHit:   # immutable record: CorrectionHit(pattern, language)
-        pattern: str   # name of the pattern that matched, e.g. "en.thats-wrong"
-        language: str  # "en" | "zh"
+        pattern: str   # name of the pattern that matched, e.g. "en.thats-wrong", "de.restate"
+        language: str  # the prompt's language: "en" | "zh" | "es" | "de" | "fr" | "ja" | "pt" | "ru"
 
     def detect_correction(prompt: Prompt) -> CorrectionHit | None
 
 A correction tells the agent that what IT did or said was wrong ("no, that's wrong", "I told
-you...", "you forgot the tests", 不对, 别用 X, 我说过).  Talking about errors is not a correction:
-"fix the error in foo.py", "why does this test fail?", "what's wrong with my query" ask for work
-on the user's code and say nothing about the agent's behaviour.
+you...", "you forgot the tests", 不对, 别用 X, 我说过, "eso está mal", "das stimmt nicht",
+"tu as oublié", "você esqueceu", "ты забыл", 違います), restates an earlier instruction ("as I
+said", 我再说一遍), states a house rule against what the agent did ("we never push to main",
+"tabs only in Makefiles", "follow what is already there"), corrects a fact (an API, a version,
+a name or a flag: "that option went away in 2.0", "the module is called yaml"), or disagrees
+politely ("I'm not sure that's right", "I'd rather you didn't").  Talking about errors is not a
+correction: "fix the error in foo.py", "why does this test fail?", "what's wrong with my query"
+ask for work on the user's code and say nothing about the agent's behaviour; neither is a
+judgement of somebody else's work (用户反馈价格不对, "the vendor SDK returns the wrong
+timezone").
 
-Decisions on borderline forms (tests/data/corrections.jsonl holds labelled examples):
+Decisions on borderline forms (tests/data/corrections*.jsonl hold labelled examples):
 - "Actually, ..." with a comma is a correction: the user takes back or redirects what the agent
   is doing.  "actually run the tests" (no comma) is an instruction with emphasis: not one.
   "you didn't actually run the tests" is one, through "you didn't".
 - "don't use X" alone can be the constraint of a first request; it counts only with a
-  replacement ("don't use X, use Y"), or as "stop using X".
+  replacement ("don't use X, use Y"), or as "stop using X".  别用 X / 不要用 X counts, unless
+  the prompt opens as a request for new work (写一个…，不要用 pandas).
+- A leading "No," counts unless an answer follows ("No, I haven't", "No, just this file",
+  "No, go ahead"); likewise "Nein,", "Non,", "Não,", "Нет,", いや、.  "No need to X" up
+  front is an instruction; "no need for that" is a correction.
+- A judgement word counts when it is aimed at the agent's work: at the start of a clause, after
+  "that/this/it" or "you"; not after another subject (不对 after 价格, "está mal" after "el
+  cálculo del IVA", 間違ってる after 計算が).
 - A pattern that also fits a genuine question ("is this the wrong file?", 应该用哪个库？)
   is skipped when its sentence ends with a question mark; "why did you ...?" is always one.
 
-Matching is on the case-folded prompt (str.casefold), with curly apostrophes straightened; of
-a long prompt only the first 2,000 and last 500 characters are read.  A pattern is compiled
-(once per process) only when one of its needles occurs in the prompt.
+Language: the prompt's script decides for zh (Han), ja (kana) and ru (Cyrillic); for Latin
+script, function words and accents score en, es, de, fr and pt.  Only the patterns of the
+likeliest language are tried (of every close one, and of all five for a short prompt without
+any function word), so "No, es un repo privado" never meets the English "No," pattern.
+
+Matching is on the case-folded prompt (str.casefold: ß is "ss"), with curly apostrophes
+straightened; of a long prompt only the first 2,000 and last 500 characters are read.  A
+sentence ends at a mark, a dot only before a blank ("config.py" ends nothing).  Each language
+has a table of patterns (corrections_en.py, corrections_zh.py, ...) and a generated index
+(corrections_en_index.py, ...: each pattern's first, cheapest needle group).  A pattern is
+tried only when each of its needle groups has a literal in the prompt (bench/corrections_needles.py
+derives them from the parsed regex; the tests check them); a prompt none of whose first groups
+occurs never loads the table, let alone the regex machinery.
+
+Where no pattern matches, a model gives a second opinion: a logistic regression over hashed
+words, word pairs and characters of the prompt's head and tail (``features``), fitted on the
+tune split by bench/train_corrections_model.py (weights: corrections_model.bin; constants:
+MODEL_* below).  Its threshold keeps its own out-of-fold precision at 0.95 on tune; on batches
+of new scenarios it added recall at a precision of 0.85-0.92 (the hit is "<lang>.model").
 
 Every pattern is linear in the text (tests/detect/test_corrections_linear.py, timings in
 bench/corrections_linear.py): blanks at a line start stay on that line (spanning blank lines
 they were rescanned from each of them), "A then B in the same sentence" scans each sentence
-once from its start, and blanks before a literal are matched possessively.
+once from its start (or looks at most a bounded number of characters ahead), and blanks before
+a literal are matched possessively.
 """
 
 from __future__ import annotations
@@ -40,9 +71,11 @@ if TYPE_CHECKING:
 
     from self_improve.events import Prompt
 
+LANGUAGES = ("en", "zh", "es", "de", "fr", "ja", "pt", "ru")
+
 
 class CorrectionHit(Frozen):
-    """Which correction pattern matched (e.g. "en.i-told-you"), and the language ("en" | "zh")."""
+    """Which correction pattern matched (e.g. "en.i-told-you"), and the prompt's language."""
 
     __slots__ = ("pattern", "language")
     pattern: str
@@ -68,179 +101,142 @@ class _Pattern(Frozen):
         return self.name.split(".", 1)[0]
 
 
-_NEG = r"(?:don't|dont|do not|never|stop|let's not)"
-# Things an agent does that a user complains about, after "you" / "you've".
-_DID_WRONG = (
-    r"forgot|forget|missed|broke|ignored|removed|deleted|overwrote|overwritten|skipped|misread"
-    r"|misunderstood|messed up|keep|kept|didn't|did not|haven't|have not|still haven't"
-    r"|did it again|changed the wrong|edited the wrong|used the wrong|introduced|reformatted"
-    r"|rewrote|invented|hallucinated|made up|dropped|disabled|commented out|hardcoded|duplicated"
-    r"|truncated|undid|reverted|renamed|replaced|made it worse|made things worse"
-)
-_NOUNS = (
-    r"file|function|method|class|module|branch|directory|folder|path|command|approach|place"
-    r"|variable|table|column|endpoint|version|repo|repository|server|port|environment|env|key"
-    r"|name|one|line|test|package|library|dependency|config|type|order|format|way|field|option"
-    r"|migration|commit|service|image|container|database|db|query|argument|parameter|value|url|thing"
-)
-_NO_ANSWER = r"(?:i haven't|i have not|not yet|thanks|thank you|it's fine|that's fine|worries|problem)"
-# Where a sentence may start: a pattern that looks for B after A in the same sentence
-# ("A[^.?!\n]*B") is anchored here and finds the first A lazily inside an atomic group, so each
-# sentence is scanned once; from every A it would rescan the rest of the sentence (quadratic).
-_SENTENCE_START = r"(?:^|(?<=[.?!]))"
-_ZH_NOT = r"(?<![级类区特分个识告辨差性先])"  # 别 inside 级别/区别..., and 先别 ("not yet")
+Row = tuple  # (name, regex, skip_questions): a pattern as the language tables hold it
 
-# Order is irrelevant for the yes/no answer; the first match names the hit.
-PATTERNS: tuple[_Pattern, ...] = (
-    # --- English: the agent's output is judged wrong
-    # "No, ...", "Nope.", "no no no," -- but not an answer such as "No, I haven't tried it".
-    # It ends at a mark, or at the end of its line or text, unless an answer follows ("No, thanks").
-    _Pattern("en.no", rf"^[^\S\n]*(?:(?:hmm++|well|ugh|wait|ok(?:ay)?)[\s,.]++)?(?:no+|nope|nah)(?:[\s,.!]++(?:no+|nope))*(?:\s*+[,.!;:\u2014\u2013-](?!\s*+{_NO_ANSWER})|(?=[^\S\n]*+(?:\n|\Z))\s*+(?!{_NO_ANSWER}))"),
-    _Pattern("en.thats-wrong", r"(?<!\bif )(?<!\bwhether )\b(?:that's|thats|that is|that was|this is|this was|it's|it is|you're|you are|you were|this isn't|that isn't)\s+(?:(?:still|completely|totally|all|just|so|definitely|clearly|obviously|way)\s+)?(?:wrong|incorrect|off|not (?:right|correct|it|true))\b"),
-    _Pattern("en.looks-wrong", r"\b(?:doesn't|does not|don't|didn't) (?:look|seem|sound) (?:right|correct)\b|\bway off\b|\b(?:that|this|it) (?:won't|will not|doesn't|does not|can't|cannot|wouldn't) (?:work|compile|run|build)\b|\b(?:that's|this is|it's) (?:a )?(?:hack|hacky|a mess|messy|sloppy|nonsense|garbage|worse)\b|(?<!\bif )(?<!\bwhen )(?<!\bwhether )\b(?:the|your) (?:answer|result|output|calculation)s? (?:is|are|was|were|looks?|seems?) (?:still )?(?:wrong|incorrect|off)\b", skip_questions=True),
-    _Pattern("en.still-wrong", r"\bstill (?:wrong|incorrect|broken|not (?:right|working|fixed|correct))\b|^[^\S\n]*(?:wrong|incorrect)\b|\bsame (?:error|exception|problem|issue|failure|bug|mistake)\b|\bafter your (?:change|fix|edit|patch|commit)"),
-    _Pattern("en.didnt-work", r"\b(?:your|the) (?:fix|change|patch|edit|solution|code|version|approach|suggestion)e?s?(?: you (?:made|wrote|did|suggested|proposed))? (?:still )?(?:doesn't|does not|didn't|did not|isn't|is not|won't) (?:work|help|compile|fix|solve)\b"),
-    _Pattern("en.not-what-i-asked", r"\b(?:not|isn't|opposite of|different from) what i (?:asked|wanted|meant|said|requested|need|needed|had in mind)\b|\bnot (?:the|what) [^.?!\n]{0,40}?\b(?:i|we) (?:asked|wanted|meant|said|requested|discussed|agreed)\b|\byou(?:'ve)? got [^.?!\n]{0,30}?\b(?:backwards|wrong|reversed|mixed up|swapped)\b|\b(?:is|are|was|were|that's|it's) (?:made up|fabricated|hallucinated|invented|bogus)\b|\bwhere did you get\b"),
-    _Pattern("en.i-wanted-x-not-y", rf"{_SENTENCE_START}(?>[^.?!\n]*?\bi (?:wanted|meant|asked for|needed|said)\b)[^.?!\n]*,\s*+not\b"),
-    # A house rule stated against what the agent did: "we use tabs here, not spaces".
-    _Pattern("en.we-use-x-not-y", r"\bwe (?:always |only |just )?(?:use|prefer|write|run|call|name|keep|put)\b[^.?!\n]{1,50}?,?\s+not\b", skip_questions=True),
-    # A reproach about the past: "you should have run the linter first".
-    # ("could have" / "would have" are left out: "you could have a look", "you would have to").
-    # Only with a past participle: "you should have access now" is information, not a reproach.
-    _Pattern("en.you-should-have", r"\byou should(?:'ve| have) (?:\w+ed|run|done|written|known|seen|read|built|made|taken|kept|left|put|set|told|thought|gone|been|chosen|given|found|got|gotten|begun|split|shown|stuck)\b", skip_questions=True),
-    _Pattern("en.thats-not-how", r"\bthat's not (?:how|the way|what)\b|^[^\S\n]*not (?:like )?(?:that|this)\b|\bdoing it wrong\b"),
-    _Pattern("en.unneeded", r"^[^\S\n]*(?:there's )?no need (?:for|to)\b|\b(?:that's|that is|this is|it's) (?:overkill|unnecessary|not necessary|too complicated|overcomplicated|way too much)\b|\b(?:wasn't|was not|weren't|were not) (?:needed|necessary|required|asked for)\b"),
-    _Pattern("en.it-broke", r"\b(?:this|that|it|your (?:change|edit|commit|fix|patch|code)s?|the (?:change|edit|fix|patch)e?s? you (?:made|did|wrote)) (?:just )?(?:broke|breaks|has broken|is breaking|killed|ruined)\b"),
-    # --- English: the agent ignored an earlier instruction
-    _Pattern("en.i-told-you", rf"\bi (?:already |just |literally )?(?:told|asked) you\b|\bas i (?:already |just )?(?:said|mentioned|explained|told you)\b|(?<!\bif )(?<!\bwhen )\bi (?:already |just |literally )?said\b(?! (?:in|on|at|to|during|that we|we|something|anything|yes|no|ok|okay)\b)|\bi meant\b|\bi (?:never|didn't|did not) (?:ask|say|tell|want|request)(?:ed|s)?\b|\bi never (?:said|told)\b|{_SENTENCE_START}(?>[^.?!\n]*?\bi asked (?:you )?(?:for|to) )[^.?!\n]*,? not\b|\b(?:didn't|did) i (?:not )?(?:say|tell you|ask|mention)\b|\bi (?:explicitly |specifically |clearly |only )?asked (?:for|you)\b|\bi (?:explicitly|specifically|clearly) (?:said|told|asked|wanted|mentioned|requested)\b|\bdid you (?:even|actually|really) \w+"),
-    _Pattern("en.already-discussed", r"\b(?:we|i) already (?:discussed|talked about|agreed|went over|covered|explained)\b|\bwe (?:discussed|talked about|agreed on) (?:this|that) (?:already|before)\b|\b(?:second|third|fourth|fifth|\d+(?:nd|rd|th)|umpteenth) time (?:i|i'm|i've|now|that)\b|\bhow many times\b"),
-    # --- English: the agent did something it should not have
-    _Pattern("en.you-did-wrong", rf"(?<!\bcheck )(?<!\bsure )(?<!\bif )(?<!\bthat )(?<!\bwhat )\byou(?:'ve| have| seem to have| appear to have| accidentally| just)? (?:{_DID_WRONG})\b"),
-    _Pattern("en.you-again", rf"{_SENTENCE_START}(?>[^.?!\n]*?\byou \w+ed\b)[^.?!\n]*\bagain\b"),
-    _Pattern("en.you-are-doing", r"\byou(?:'re| are) (?:ignoring|overcomplicating|overthinking|overengineering|over-engineering|not listening|not following|going in circles|mixing up|confusing|hallucinating|making (?:things|stuff) up|breaking|deleting|removing)\b"),
-    _Pattern("en.you-were-supposed", r"\byou (?:shouldn't|should not|mustn't|must not) (?:have|be|touch|edit|change|modify|delete|remove|add|use|commit|push|run|create|write)\b|\byou(?:'re| are|'re not| are not| were| weren't| aren't)(?: not)? (?:supposed|allowed|meant) to\b|\b(?:the )?same mistake\b"),
-    _Pattern("en.why-did-you", r"\bwhy (?:on earth |the hell |in the world )?(?:did|would|didn't|did not|haven't|wouldn't) you (?!think|know|suggest|recommend|prefer|need|want|like|say)\w+|\bwhy (?:are|were) you \w+ing\b|\bwhy'd you\b"),
-    # "wrong X" only when aimed at the agent: "you ... the wrong file", "that's the wrong one".
-    _Pattern("en.wrong-thing", rf"(?:\byou\b[^.?!\n]{{0,40}}?|\b(?:that's|that is|this is|it's|it is|that was)\s+(?:the |a |an )?|^[^\S\n]*)wrong (?:{_NOUNS})s?\b", skip_questions=True),
-    # --- English: undo it, stop it, do it the other way
-    # What is named stops at most 60 characters on, before a mark or a blank; inside a run of
-    # blanks only at its first one (the others would rescan the run), or just before [,;.].
-    _Pattern("en.dont-use-x-use-y", rf"\b{_NEG} (?:use|using) (?:[^.;!?\n]|[^.;!?\n]{{2,60}}?(?:(?<!\s)|(?=[,;.])))(?:[,;.]|\s)\s*+(?:use|try|switch to|go with|stick (?:to|with)|we use|like the rest|just)\b"),
-    _Pattern("en.use-instead", r"\b(?:use|try|switch to|go with) [^.;!?\n]{1,40}? instead\b(?! of)", skip_questions=True),
-    # A negative imperative about a repeated behaviour: "don't rewrite the file every time".
-    _Pattern("en.dont-again", rf"{_SENTENCE_START}(?>[^.?!\n]*?\b(?:don't|do not|dont|stop|quit)\b)[^.?!\n]*\b(?:every time|each time|again|anymore|any more|all the time|another|yet another)\b"),
-    _Pattern("en.dont-invent", r"\b(?:don't|do not|dont|stop) (?:invent|inventing|make up|making up|hallucinate|hallucinating|guess|guessing|assume|assuming|pretend|pretending)\b"),
-    _Pattern("en.stop", r"^[^\S\n]*stop\s*+[.!]|\bstop (?:doing|using|adding|changing|making|creating|writing|touching|editing|modifying|deleting|removing|ignoring|guessing|putting|calling|rewriting|reformatting|breaking|committing|pushing|installing|asking|apologi[sz]ing|that|it)\b"),
-    _Pattern("en.dont-do-that", r"\b(?:don't|do not|dont) (?:do|change|touch) (?:that|this|it)\b|\bleave (?:it|that|them|those|the [\w-]+) (?:alone|as (?:it was|they were|is|it is))\b"),
-    _Pattern("en.revert", r"\b(?:revert|undo|roll ?back|reset) (?:that|this|it|those|these|them|everything|all (?:of )?(?:that|those|your|the) changes?|your (?:last )?(?:change|changes|edit|edits|commit)|what you (?:just )?(?:did|changed|wrote|added)|the (?:last|previous) (?:change|edit|commit))\b|\brevert(?: it| that| this| them| those| everything)?\s*[.!]*$|\b(?:put|bring|change|set|move|add|roll) (?:it|them|that|those|this|these|everything|(?:the|my) (?:old|original|previous) [^.?!,;\n]{0,30}?) back\b|\b(?:go|switch|revert) back to (?:the |your |my )?(?:previous|old|original|earlier|prior)\b", skip_questions=True),
-    _Pattern("en.actually", r"^[^\S\n]*actually\s*+[,.!:\u2014\u2013-]|^[^\S\n]*(?:wait|hold on|hold up)\s*+[,.!\u2014\u2013-]++\s*+(?:no|don't|do not|stop|that|you|not)\b"),
-    # --- Chinese
-    _Pattern("zh.not-right", r"不对(?!劲|称|齐|外|的时候|时|的话)", skip_questions=True),
-    _Pattern("zh.wrong", r"(?<![报出没不])错了|(?:搞|弄|改|写|理解|看|用|删|想|记)错|(?:是|都是|完全|全)错的", skip_questions=True),
-    _Pattern("zh.not-this", r"不是(?:这样|这个意思|我要的|我想要的|我说的|让你|叫你|要你)|不是[^，,。！？!?]{1,20}[，,]\s*(?:是|而是|要|用|应该)|(?:我要的是|我要|我想要|我说的是|要的是)[^。！？]{1,40}[，,]\s*(?:不是|而不是)"),
-    _Pattern("zh.still-broken", r"还是不行|(?:同样|一样)的(?:报错|错误|问题|异常)|我(?:没|没有|并没有|从没|又没)(?:让|叫|要)你|谁让你|(?:搞|弄|写|理解|看|放)反|这样(?:不行|不对|不好|不可以)|说好的|你却|(?:加|放|改|弄)回(?:来|去)|还是(?:报错|失败|不对|错)|(?:跟|和)之前一样|(?:破坏|搞坏|弄坏|改坏)了|没(?:有)?必要|原来的(?:逻辑|写法|代码|版本|实现|命名|方案)?(?:是对的|没问题|更好)"),
-    _Pattern("zh.should-use", r"应该(?:用|是|改|放在|写成|使用)", skip_questions=True),
-    _Pattern("zh.dont", rf"{_ZH_NOT}(?:别|不要|不许|不准|禁止)(?:再|擅自|私自|随意|随便|乱|自己|自作主张)?(?:用|动|改|删|碰|加|推|提交|使用|修改|写|跳过|猜|瞎)|{_ZH_NOT}(?:别|不要)(?:再|瞎|乱)|不用(?:\s*+[^，,。\s][^，,。]{{0,19}}+|\s++)[，,]\s*+(?:用|改用|换成)"),
-    _Pattern("zh.told-you", r"我(?:已经|刚才|刚刚|之前|早就|明明|都|不是)*(?:说过|说了|讲过|讲了|告诉过你|告诉你了|提过|强调过)(?!算)|跟你说(?:过|了)|说了(?:多少|好几|很多|几)(?:遍|次)"),
-    _Pattern("zh.you-did-wrong", r"你(?:又|怎么又|还是|居然|竟然)|怎么又|你(?:忘了|漏了|没有|没|删了|忽略了|跳过了)|你怎么(?:把|能|会|还)|你把[^，,。！？]{0,20}(?:覆盖|删|改坏|弄坏|搞坏|去掉|弄丢|搞丢)|你这样(?:改|写|做)|你(?:改|写|加|删|做)的[^，,。！？]{0,12}(?:有问题|不对|错|不行|有bug|没|不能)"),
-    _Pattern("zh.why-did-you", r"为什么你|你为什么|为什么要?(?:把|删掉|删了|改了|跳过)"),
-    _Pattern("zh.revert", r"(?:撤销|撤回|还原|回滚|回退)(?:到)?(?:刚才|你的|你|这个|这次|那个|上次|上一个|上个|之前|原来|掉|吧|一下)|改回(?:去|来)|恢复(?:原样|原来)", skip_questions=True),
-)
 
-# Literals of which every match of a pattern contains one (case-folded).  A pattern is compiled
-# and tried only when one of its needles is in the prompt: compiling all of them costs ~10 ms,
-# more than a hook can spend.  tests/detect/test_corrections.py proves each list sound.
-_NEEDLES: dict[str, tuple[str, ...]] = {
-    'en.no': ('no', 'nah'),
-    'en.thats-wrong': (
-        "it's", 'it is', 'thats', "that's", "you're", 'that is', 'this is', 'you are', 'that was',
-        'this was', 'you were',
-    ),
-    'en.looks-wrong': (
-        "it's", " can't", ' right', " won't", "that's", ' answer', ' cannot', ' output', ' result',
-        'this is', 'way off', ' correct', " doesn't", ' does not', ' will not', " wouldn't",
-        ' calculation',
-    ),
-    'en.still-wrong': ('wrong', 'incorrect', 'same ', 'still ', 'after your '),
-    'en.didnt-work': ("isn't", "won't", "didn't", 'is not', 'did not', "doesn't", 'does not'),
-    'en.not-what-i-asked': (
-        ' got ', ' bogus', 'not the', ' made up', 'not what', ' invented', ' fabricated',
-        ' what i need', ' what i said', ' hallucinated', ' what i asked', ' what i meant',
-        ' what i wanted', ' what i requested', 'where did you get', ' what i had in mind',
-    ),
-    'en.i-wanted-x-not-y': ('i said', 'i meant', 'i needed', 'i wanted', 'i asked for'),
-    'en.we-use-x-not-y': ('we ',),
-    'en.you-should-have': ('you should',),
-    'en.thats-not-how': ('not ', 'doing it wrong'),
-    'en.unneeded': (
-        ' needed', ' overkill', ' required', ' asked for', ' necessary', 'no need to',
-        'no need for', ' unnecessary', ' way too much', ' overcomplicated', ' too complicated',
-    ),
-    'en.it-broke': ('broke', 'breaks', 'killed', 'ruined', 'is breaking'),
-    'en.i-told-you': (
-        'did', 'said', 'told', 'as i ', 'asked', 'i meant', 'i never', 'i clearly', 'i explicitly',
-        'i specifically',
-    ),
-    'en.already-discussed': (' time', 'we ', 'already', 'how many times'),
-    'en.you-did-wrong': (
-        ' keep', ' kept', ' broke', ' undid', " didn't", ' forget', ' forgot', ' missed',
-        ' deleted', ' did not', ' dropped', " haven't", ' ignored', ' made up', ' misread',
-        ' removed', ' renamed', ' rewrote', ' skipped', ' disabled', ' have not', ' invented',
-        ' replaced', ' reverted', ' hardcoded', ' messed up', ' overwrote', ' truncated',
-        ' duplicated', ' introduced', ' overwritten', ' reformatted', ' did it again',
-        ' hallucinated', ' commented out', ' made it worse', ' misunderstood', ' used the wrong',
-        ' edited the wrong', ' changed the wrong', ' made things worse',
-    ),
-    'en.you-again': ('again',),
-    'en.you-are-doing': (
-        ' breaking', ' deleting', ' ignoring', ' removing', ' confusing', ' mixing up',
-        ' making stuff', ' overthinking', ' hallucinating', ' making things', ' not following',
-        ' not listening', ' overengineering', ' going in circles', ' over-engineering',
-        ' overcomplicating',
-    ),
-    'en.you-were-supposed': (
-        "you're", 'you are', 'you were', "you mustn't", 'same mistake', 'you must not',
-        "you shouldn't", 'you should not',
-    ),
-    'en.why-did-you': (' you ', 'why are', 'why were', "why'd you"),
-    'en.wrong-thing': ('wrong ',),
-    'en.dont-use-x-use-y': ('dont', 'stop', "don't", 'never', 'do not', "let's not"),
-    'en.use-instead': (' instead',),
-    'en.dont-again': (
-        'again', 'another', 'anymore', 'any more', 'each time', 'every time', 'all the time',
-    ),
-    'en.dont-invent': (
-        ' guess', ' assume', ' invent', ' make up', ' pretend', ' assuming', ' making up',
-        ' hallucinate', ' hallucinating',
-    ),
-    'en.stop': ('stop',),
-    'en.dont-do-that': (
-        'dont', "don't", 'do not', 'leave it', 'leave that', 'leave the ', 'leave them',
-        'leave those',
-    ),
-    'en.revert': ('roll', 'undo', ' back', 'reset', 'revert'),
-    'en.actually': ('wait', 'hold on', 'hold up', 'actually'),
-    'zh.not-right': ('不对',),
-    'zh.wrong': ('写', '删', '弄', '想', '搞', '改', '用', '看', '记', '理解', '错了', '错的'),
-    'zh.not-this': ('不是', '我要', '我想要', '要的是', '我说的是'),
-    'zh.still-broken': (
-        '写', '弄', '搞', '放', '看', '你却', '回去', '回来', '必要', '我没', '改坏', '理解', '破坏', '原来的', '我从没',
-        '我又没', '的异常', '的报错', '的错误', '的问题', '说好的', '谁让你', '还是错', '之前一样', '我并没有', '还是不对', '还是不行',
-        '还是失败', '还是报错', '这样不好', '这样不对', '这样不行', '这样不可以',
-    ),
-    'zh.should-use': ('应该改', '应该是', '应该用', '应该使用', '应该写成', '应该放在'),
-    'zh.dont': ('别', '不准', '不用', '不要', '不许', '禁止'),
-    'zh.told-you': ('提过', '讲了', '讲过', '说了', '说过', '强调过', '告诉你了', '告诉过你'),
-    'zh.you-did-wrong': (
-        '你做', '你写', '你删', '你加', '你又', '你把', '你改', '你没', '你居然', '你忘了', '你漏了', '你竟然', '你还是', '怎么又',
-        '你忽略了', '你怎么会', '你怎么把', '你怎么能', '你怎么还', '你跳过了', '你这样做', '你这样写', '你这样改',
-    ),
-    'zh.why-did-you': ('为什么',),
-    'zh.revert': ('回滚', '回退', '撤回', '撤销', '还原', '改回去', '改回来', '恢复原来', '恢复原样'),
-}
+def _table(lang: str) -> Any:
+    """The module of ``lang``'s patterns (corrections_<lang>.py), imported on first use."""
+    return __import__(f"self_improve.detect.corrections_{lang}", fromlist=["PATTERNS"])
+
+
+def _index(lang: str) -> Any:
+    """The needles of ``lang``'s patterns (corrections_<lang>_index.py): a prompt none of whose
+    patterns has all its needles never loads the regexes."""
+    return __import__(f"self_improve.detect.corrections_{lang}_index", fromlist=["FIRST"])
+
+
+def __getattr__(name: str) -> Any:
+    """``PATTERNS``: every pattern of every language as a :class:`_Pattern` (for the tests and
+    the benchmarks; the hot path reads the rows of one language)."""
+    if name == "PATTERNS":
+        return tuple(_Pattern(*row) for lang in LANGUAGES for row in _table(lang).PATTERNS)
+    raise AttributeError(name)
+
+
+def needles(name: str) -> tuple[tuple[str, ...], ...]:
+    """The needle groups of the pattern ``name``: it is tried only when each group has a literal
+    in the prompt."""
+    lang = name.split(".", 1)[0]
+    index, table = _index(lang), _table(lang)
+    groups = {n: (first, *rest) for n, first, rest in zip(index.NAMES, index.FIRST, table.REST, strict=True)}
+    return groups.get(name, ())
+
+
+# ---- language -------------------------------------------------------------------------------------
+
+# Function words (case-folded), per language; a word several languages share ("no", "que",
+# "de") is in each of their sets.  Frozenset literals: built at import without a Python loop.
+_FUNCTION_WORDS: tuple[tuple[str, frozenset[str]], ...] = (
+    ("en", frozenset({
+        'the', 'you', 'your', "you're", "it's", "that's", 'this', 'that', 'is', 'are', 'was', 'were', 'and',
+        'to', 'of', 'it', 'i', "i'm", "i've", "don't", "didn't", "doesn't", "isn't", 'not', 'with', 'for',
+        'what', 'why', 'we', 'our', 'should', 'please', 'have', 'did', 'do', 'just', 'can', 'from', 'be',
+        'will', 'would', 'there', 'here', 'again', 'already', 'said', 'told', 'also', 'only', 'never',
+        'instead', 'they', 'my', 'me', 'an', 'on', 'at', 'if', 'so', 'but', 'or', 'use', 'wrong', "we're", "can't", "won't", "wasn't", 'no', 'a', 'thanks', 'thank', 'nothing', 'else', 'yes', 'yeah',
+        'ok', 'okay', 'sure', 'all', 'any', 'some', 'more', 'now', 'then', 'still', 'yet', 'one', 'up', 'out',
+        'get', 'got', 'need', 'want', 'like', 'could', 'must', 'its', "let's", 'sorry', 'nope', 'nah', 'yep',
+        'by', 'as', 'how', 'when', 'which', 'who', 'into', 'than', 'them', 'their', 'these', 'those', 'been',
+    })),
+    ("es", frozenset({
+        'el', 'los', 'las', 'es', 'está', 'esta', 'están', 'eso', 'esto', 'ya', 'te', 'lo', 'se', 'por',
+        'para', 'con', 'una', 'un', 'del', 'pero', 'como', 'más', 'muy', 'hay', 'aquí', 'aqui', 'también',
+        'dije', 'usa', 'usar', 'usamos', 'hace', 'falta', 'porque', 'qué', 'cuándo', 'desde', 'sin', 'sí',
+        'tú', 'mi', 'nos', 'nosotros', 'nunca', 'siempre', 'solo', 'sólo', 'todo', 'otra', 'vez',
+        'cambiaste', 'estoy', 'eres', 'quería', 'quiero', 'puedes', 'sigue', 'vale', 'deja', 'sale', 'hemos',
+        'has', 'he', 'ha', 'haz', 'añade', 'quita', 'pon', 'vuelve', 'no', 'que', 'de', 'a', 'la', 'me', 'y',
+        'tu',
+        'gracias', 'favor', 'oye', 'pues', 'bueno', 'nada', 'algo', 'mucho', 'hacer', 'tengo', 'tienes', 'puede',
+    })),
+    ("pt", frozenset({
+        'o', 'os', 'um', 'uma', 'é', 'não', 'nao', 'você', 'voce', 'isso', 'isto', 'já', 'eu', 'em', 'na',
+        'nos', 'do', 'da', 'dos', 'das', 'com', 'pra', 'pro', 'mas', 'tá', 'ta', 'aqui', 'porque', 'também',
+        'tambem', 'falei', 'disse', 'tem', 'foi', 'seu', 'sua', 'meu', 'minha', 'gente', 'só', 'tudo', 'vc',
+        'né', 'então', 'agora', 'ainda', 'depois', 'quando', 'onde', 'pode', 'faz', 'fazer', 'usa', 'usar',
+        'mais', 'muito', 'ficou', 'errado', 'certo', 'pelo', 'pela', 'ao', 'está', 'deixa', 'coloca', 'tira',
+        'volta', 'no', 'que', 'de', 'a', 'se', 'me', 'ja', 'tu',
+        'e', 'aos', 'num', 'numa', 'pros', 'pras', 'seus', 'suas', 'esse', 'essa', 'nós', 'valeu', 'obrigado',
+        'obrigada', 'beleza', 'sim', 'favor', 'por',
+    })),
+    ("fr", frozenset({
+        'le', 'les', 'des', 'du', 'un', 'une', 'est', 'pas', 'ne', 'je', 'tu', 'il', 'elle', 'nous', 'vous',
+        'on', "c'est", 'ce', 'ça', 'ca', 'qui', 'et', 'en', 'pour', 'avec', 'dans', 'sur', 'mais', 'ou',
+        'où', "j'ai", "t'as", "n'est", 'déjà', 'deja', 'dit', 'fait', 'faut', 'très', 'plus', 'bien',
+        'aussi', 'alors', 'donc', 'comme', 'tout', 'rien', 'jamais', 'toujours', 'utilise', 'moi', 'toi',
+        'mon', 'ton', 'ma', 'ta', 'mes', 'tes', 'au', 'aux', 'y', 'ai', 'as', 'été', 'était', 'suis', 'sont',
+        'peux', 'veux', "l'ai", "n'ai", "d'un", "qu'il", 'que', 'de', 'a', 'la', 'me',
+        'merci', 'oui', 'voilà', 'voila', 'vas-y', 'ok',
+    })),
+    ("de", frozenset({
+        'der', 'die', 'das', 'und', 'ist', 'nicht', 'ich', 'du', 'wir', 'ein', 'eine', 'einen', 'zu', 'mit',
+        'auf', 'für', 'fur', 'sie', 'bitte', 'den', 'dem', 'doch', 'schon', 'habe', 'hab', 'hast', 'hat',
+        'kein', 'keine', 'warum', 'wieso', 'aber', 'noch', 'auch', 'nur', 'immer', 'nie', 'niemals', 'wie',
+        'was', 'wer', 'wo', 'dass', 'dann', 'jetzt', 'mal', 'bei', 'uns', 'mir', 'dir', 'dich', 'mich',
+        'sind', 'war', 'wird', 'soll', 'sollte', 'muss', 'kann', 'nein', 'nee', 'gesagt', 'falsch',
+        'richtig', 'nochmal', 'da', 'hier', 'von', 'vom', 'zum', 'zur', 'im', 'am', 'um', 'oder', 'sondern',
+        'statt', 'gibt', 'geht', 'weil', 'es', 'so', 'ja',
+        'danke', 'alles', 'nichts', 'etwas',
+    })),
+)
+# Letters that only some of the Latin languages write.
+_LETTERS = {"ñ": "es", "¿": "es", "¡": "es", "ã": "pt", "õ": "pt", "ê": "pt fr", "â": "pt fr", "ô": "pt fr",
+            "ç": "pt fr", "è": "fr", "à": "fr pt", "ù": "fr", "î": "fr", "û": "fr", "ë": "fr", "ï": "fr",
+            "œ": "fr", "ä": "de", "ö": "de", "ü": "de", "í": "es pt", "ó": "es pt", "ú": "es pt", "á": "es pt"}
+_LATIN = ("en", "es", "pt", "fr", "de")
+_PUNCTUATION = str.maketrans({c: " " for c in ",.;:!?¿¡()[]{}\"`*<>/=|\\#@~^&+$%"})
+SHORT = 160  # below this, a prompt without a clear language is tried in every Latin language
+
+
+def _languages(text: str) -> tuple[str, ...]:
+    """The languages whose patterns to try, likeliest first (``text`` is case-folded)."""
+    if not text.isascii():
+        kana = han = cyrillic = 0
+        for char in set(text):
+            code = ord(char)
+            if 0x3040 <= code <= 0x30FF:
+                kana += 1
+            elif 0x4E00 <= code <= 0x9FFF or 0x3400 <= code <= 0x4DBF:
+                han += 1
+            elif 0x0400 <= code <= 0x04FF:
+                cyrillic += 1
+        if kana >= 2:
+            return ("ja",)
+        if han >= 2:
+            return ("zh",)
+        if cyrillic >= 3:
+            return ("ru",)
+    scores = dict.fromkeys(_LATIN, 0)
+    for word in text[:600].translate(_PUNCTUATION).split():
+        for lang, vocabulary in _FUNCTION_WORDS:
+            if word in vocabulary:
+                scores[lang] += 1
+    if not text.isascii():
+        for char in set(text) & _LETTERS.keys():
+            for lang in _LETTERS[char].split():
+                scores[lang] += 2
+    best = max(scores.values())
+    if best == 0:
+        return _LATIN if len(text) < SHORT else ("en",)
+    # Every language within reach of the best one, likeliest first ("en" wins a tie).
+    floor = best - 1 if len(text) < SHORT else best * 0.75
+    close = [lang for lang in _LATIN if scores[lang] >= floor and scores[lang] > 0]
+    return tuple(sorted(close, key=lambda lang: -scores[lang]))
+
+
+# ---- matching -------------------------------------------------------------------------------------
 
 _APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'"})
-_SENTENCE_END = r"[?？.!。！\n]"
+# A sentence ends at a mark; a dot only before a blank or the end ("config.py" is no end).
+_SENTENCE_END = r"[?？!。！\n]|\.(?!\S)"
 
 
 # A correction is said in a sentence or two; a long prompt is mostly pasted material (logs,
@@ -285,18 +281,148 @@ def _in_question(text: str, end: int, seen: list[int] | None = None) -> bool:
     return stop < len(text) and text[stop] in "?？"
 
 
+def _matches(text: str, regex: str, skip_questions: bool, veto: str | None, veto_at: str | None,
+             seen: list[int]) -> bool:
+    """Has ``regex`` a match that counts: not in a question (when ``skip_questions``), not where
+    ``veto_at`` matches at its start, and in a prompt where ``veto`` does not occur?"""
+    for match in _compile(regex).finditer(text):
+        if skip_questions and _in_question(text, match.end(), seen):
+            continue
+        if veto_at is not None and _compile(veto_at).match(text, match.start()) is not None:
+            continue
+        return veto is None or _compile(veto).search(text) is None
+    return False
+
+
 def detect_correction(prompt: Prompt) -> CorrectionHit | None:
-    """The first correction pattern that matches the prompt, or None."""
+    """The first correction pattern that matches the prompt, else the model's verdict, or None."""
     text = _normalise(prompt.text or "")
     if not text.strip():
         return None
+    languages = _languages(text)
+    found = _by_patterns(text, languages)
+    if found is None and model_logit(text) >= MODEL_THRESHOLD:
+        found = CorrectionHit(f"{languages[0]}.model", languages[0])
+    return found
+
+
+def detect_correction_by_patterns(prompt: Prompt) -> CorrectionHit | None:
+    """detect_correction without the model (for its training and the benchmarks)."""
+    text = _normalise(prompt.text or "")
+    return _by_patterns(text, _languages(text)) if text.strip() else None
+
+
+GRAMS_FROM = 300  # from this length on, a needle is looked up in the text's 3-grams first
+
+
+def _by_patterns(text: str, languages: tuple[str, ...]) -> CorrectionHit | None:
     seen = [len(text) + 1, len(text) + 1]  # nothing searched yet
-    for pattern in PATTERNS:
-        needles = _NEEDLES.get(pattern.name, ())
-        if needles and not any(n in text for n in needles):
-            continue
-        for match in _compile(pattern.regex).finditer(text):
-            if pattern.skip_questions and _in_question(text, match.end(), seen):
+    if len(text) < GRAMS_FROM:
+        contains = text.__contains__
+
+        def holds(group: tuple[str, ...]) -> bool:
+            """Does the text hold a literal of ``group``? (A scan of a short text is cheap.)"""
+            return any(map(contains, group))
+    else:
+        # A needle occurs only where its first three characters do: on a long prompt, a set
+        # lookup rules most needles out for less than a scan of the text each.
+        grams = {text[i:i + 3] for i in range(len(text) - 2)}
+        known: dict[str, bool] = {}  # needle -> in the text (many patterns share a needle)
+
+        def holds(group: tuple[str, ...]) -> bool:
+            """Does the text hold a literal of ``group``?"""
+            for needle in group:
+                found = known.get(needle)
+                if found is None:
+                    found = known[needle] = (len(needle) < 3 or needle[:3] in grams) and needle in text
+                if found:
+                    return True
+            return False
+
+    for lang in languages:
+        index = _index(lang)
+        for position, first in enumerate(index.FIRST):
+            if not holds(first):
                 continue
-            return CorrectionHit(pattern.name, pattern.language)
+            table = _table(lang)
+            if not all(holds(group) for group in table.REST[position]):
+                continue
+            name, regex, skip_questions = table.PATTERNS[position]
+            if _matches(text, regex, skip_questions, table.UNLESS.get(name), table.UNLESS_AT.get(name), seen):
+                return CorrectionHit(name, lang)
     return None
+
+
+# ---- the model: a second opinion where no pattern matched -----------------------------------------
+#
+# A logistic regression over hashed features of the prompt's first MODEL_HEAD and last MODEL_TAIL
+# characters: its words (a token with a digit or a mark, i.e. code, counts as "<c>"), word pairs,
+# the first three words, the first five and last four letters of a long word, and the one-, two-
+# and three-character runs of a Chinese or Japanese token.  bench/train_corrections_model.py
+# fits it on the tune split of the labelled prompts (never on dev) and writes its weights (one
+# signed byte per bucket, corrections_model.bin) and the constants below.  A prompt's log-odds
+# is MODEL_BIAS + MODEL_SCALE * (the sum of its buckets' weights); it is a correction from
+# MODEL_THRESHOLD (a log-odds) up.
+
+# ---- model constants (generated by bench/train_corrections_model.py: do not edit by hand) ------
+MODEL_BUCKETS = 65521
+MODEL_BIAS = 1.5292370177590189
+MODEL_SCALE = 0.02627832475630862
+MODEL_THRESHOLD = 3.522
+MODEL_TRAINED_ON = 2212  # tune prompts
+MODEL_DATA_SHA256 = '3f2cc1f60f3d5aa43b3959bb9ef373e7e5a878b6bbecaaaafb96e0814a8e4b79'  # of their labels and texts, in order
+# ---- end of model constants ---------------------------------------------------------------------
+
+MODEL_HEAD = 240
+MODEL_TAIL = 120
+_TOKEN_MARKS = str.maketrans({c: " " for c in ",.;:!?¿¡()[]{}\"`*<>/=|\\#@~^&+$%，。！？；：、（）「」『』【】…“”‘’·"})
+
+
+def features(text: str, buckets: int = 0) -> list[int]:
+    """The buckets of the features of ``text`` (case-folded, as detect_correction reads it)."""
+    buckets = buckets or MODEL_BUCKETS
+    if len(text) > MODEL_HEAD + MODEL_TAIL:
+        text = f"{text[:MODEL_HEAD]} {text[-MODEL_TAIL:]}"
+    found = set()
+    previous = ""
+    for position, token in enumerate(text.translate(_TOKEN_MARKS).split()):
+        if token[0] >= "\u3040":  # Chinese or Japanese: runs of characters, not words
+            for n in (1, 2, 3):
+                for i in range(len(token) - n + 1):
+                    found.add(f"c{n}:{token[i:i + n]}")
+            previous = ""
+            continue
+        if not token.replace("'", "").replace("-", "").isalpha():
+            token = "<c>"
+        found.add(f"w:{token}")
+        if previous:
+            found.add(f"b:{previous} {token}")
+        if position < 3:
+            found.add(f"s{position}:{token}")
+        if len(token) > 5:
+            found.add(f"p:{token[:5]}")
+            found.add(f"x:{token[-4:]}")
+        previous = token
+    # Sorted: the same sum in the same order in every process (a set's order is not).
+    return sorted(int.from_bytes(feature.encode(), "little") % buckets for feature in found)
+
+
+def model_logit(text: str) -> float:
+    """The model's log-odds that ``text`` (case-folded) is a correction (MODEL_THRESHOLD is a
+    log-odds too: no exponential, and no ``math`` to import, on the hot path)."""
+    weights = _weights()
+    return MODEL_BIAS + MODEL_SCALE * sum(weights[i] for i in features(text, MODEL_BUCKETS))
+
+
+_WEIGHTS: list[memoryview] = []
+
+
+def _weights() -> memoryview:
+    """The model's weights, one signed byte per bucket (read once per process)."""
+    if not _WEIGHTS:
+        import os
+
+        path = os.path.join(os.path.dirname(__file__), "corrections_model.bin")
+        with open(path, "rb") as fh:
+            _WEIGHTS.append(memoryview(fh.read()).cast("b"))
+    return _WEIGHTS[0]

@@ -36,6 +36,20 @@ def in_agent_session(environ: Mapping[str, str] | None = None) -> bool:
     return bool(agent_harness(environ))
 
 
+def agent_session_ids(environ: Mapping[str, str] | None = None) -> list[str]:
+    """The session ids the harnesses' shell tools export (each adapter's ``SESSION_ENV``, such as
+    ``CLAUDE_CODE_SESSION_ID``), in registry order, each once; [] for a person's shell. ``log``
+    uses them to find the correction a hook queued in the session the agent logs from."""
+    env = os.environ if environ is None else environ
+    found: list[str] = []
+    for adapter in registry.adapters():
+        for name in getattr(adapter, "SESSION_ENV", ()):
+            value = env.get(name, "").strip()
+            if value and value not in found:
+                found.append(value)
+    return found
+
+
 # The variables any check reads: tests scrub these so that a suite run from inside an agent
 # does not see itself as one.
 MARKERS = tuple(dict.fromkeys([*(name for adapter in registry.adapters() for name in adapter.AGENT_ENV), GENERIC_VARIABLE]))

@@ -196,12 +196,15 @@ def render_error_nudge(fingerprint: str, title: str, seen: hook_state.Seen) -> s
 
 
 def runnable(block: str) -> str:
-    """``block`` (one of our own templates, never store text) with each ``self-improve log``
-    command spelled so that the agent's shell can run it as printed (``paths.cli_invocation``)."""
+    """``block`` (one of our own templates, never store text) with each ``self-improve log`` and
+    ``self-improve keys`` command spelled so that the agent's shell can run it as printed
+    (``paths.cli_invocation``)."""
     from self_improve.paths import CLI_NAME, cli_invocation
 
     cli = cli_invocation()
-    return block if cli == CLI_NAME else block.replace(f"{CLI_NAME} log ", f"{cli} log ")
+    if cli == CLI_NAME:
+        return block
+    return block.replace(f"{CLI_NAME} log ", f"{cli} log ").replace(f"{CLI_NAME} keys", f"{cli} keys")
 
 
 # ---- prompt-submit -------------------------------------------------------------------------------
@@ -210,12 +213,13 @@ REMINDER = (
     "<self-improvement-reminder>\n"
     "Before finishing: non-obvious solution discovered? Workaround for unexpected behaviour? "
     "Project-specific pattern learned? Error that needed debugging?\n"
-    'If so: self-improve log learning --action "<do X, not Y>" "<one-line summary>"\n'
+    'If so: self-improve log learning --pattern-key <self-improve keys, or new> --action "<do X, not Y>" "<summary>"\n'
     "</self-improvement-reminder>"
 )
 CORRECTION_NUDGE = (
     "<correction-detected>\n"
-    "The user seems to be correcting you. Once you have it right, record it in the user's own words:\n"
+    "The user seems to be correcting you. Once you have it right, record it in the user's own words "
+    "(reuse a fitting key: `self-improve keys`):\n"
     'self-improve log learning --category correction --pattern-key <area.topic> --action "<do X, not Y>" "<what the user said>"\n'
     "</correction-detected>"
 )
@@ -233,6 +237,10 @@ def prompt_submit(payload: dict[str, Any]) -> str:
         decision = context.on_prompt(correction=correction is not None)
     blocks = []
     if correction is not None:
+        try:  # kept until a lesson is logged for it, should the agent ignore the nudge
+            context.queue_correction(correction, prompt.text)
+        except Exception as exc:  # noqa: BLE001 - a queue we cannot write must not cost the nudge
+            debug(f"prompt-submit: could not queue the correction: {type(exc).__name__}: {exc}", exc)
         blocks.append(runnable(CORRECTION_NUDGE))
     elif decision.remind:
         blocks.append(runnable(REMINDER))

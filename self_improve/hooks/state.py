@@ -8,6 +8,9 @@
   shared with the CLI's action counters); ``stats`` reads them.
 - A detected failure is recorded by ``store/detections.record_detection``, as the OpenClaw
   watcher records one; then its known fix, if any, is recalled (:meth:`Context.record_error`).
+- A detected correction is queued in ``.learnings/.state/corrections.jsonl``
+  (``store/correction_queue``: a redacted excerpt, the session, the day; bounded), under the
+  same lock, until a lesson is logged for it (:meth:`Context.queue_correction`).
 - Without ``.learnings/`` the hooks stay out, unless the user-level config
   (``$XDG_CONFIG_HOME/self-improve/config.toml``) sets ``hooks.enabled_without_learnings``; then
   state goes to ``$XDG_STATE_HOME/self-improve/`` and nothing is recorded.
@@ -27,7 +30,7 @@ import os
 import time
 
 from self_improve.events import Frozen
-from self_improve.hooks.budget import parse_json
+from self_improve.hooks.budget import BUDGET, parse_json
 from self_improve.paths import (
     LAST_SESSION,
     LEARNINGS_DIR,
@@ -43,6 +46,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from self_improve.detect.classify import Detection
+    from self_improve.detect.corrections import CorrectionHit
     from self_improve.events import ToolResult
     from self_improve.store.store import Store
 
@@ -352,6 +356,18 @@ class Context:
         if first_of_session:
             self.prune_sessions()
         return Decision(remind=remind and not correction)
+
+    def queue_correction(self, hit: CorrectionHit, text: str) -> bool:
+        """Keep the correction just caught (a redacted excerpt, the session, the day:
+        ``store/correction_queue``) until a lesson is logged for it; False, with nothing written,
+        without a project store or with ``corrections.queue`` off (a personal setting)."""
+        if self.root is None or not self.setting("corrections.queue"):
+            return False
+        from self_improve.store import correction_queue as queue
+
+        item = queue.new_item(text, self.session, hit.pattern, hit.language)  # redaction: before the lock
+        with BUDGET.critical("queueing the correction"), self._locked():
+            return queue.add(self.fs, item, self.setting("corrections.queue_max"), self.state, parse_json)
 
     def prune_sessions(self) -> int:
         """Delete session files of ours older than the TTL (a personal setting): only regular

@@ -26,6 +26,7 @@ from self_improve.review.policy import (
     superseded_by,
 )
 from self_improve.store.archive import archive_year, has_unclosed_fence, last_seen_day
+from self_improve.store.duplicates import DuplicateGroup, duplicate_groups
 from self_improve.store.entry import ACTIVE_STATUSES, ID_PATTERN, Entry
 
 CLOSED_STATUSES = frozenset({"resolved", "wont_fix", "retired"})
@@ -82,6 +83,8 @@ class ReviewPlan:
     # several different mistakes (``review/fingerprints.py``).
     class_level: tuple[ClassLevelEntry, ...] = ()
     aggregates: tuple[ClassAggregate, ...] = ()
+    # Likely duplicates, for a person to merge or not (``store/duplicates.py``); never applied by --yes.
+    merge: tuple[DuplicateGroup, ...] = ()
 
     @property
     def over_cap(self) -> bool:
@@ -241,6 +244,7 @@ def plan_review(
         tuple(promote), tuple(archive), tuple(retire), active, policy.max_active_entries,
         class_level=tuple(class_level_entries(usable(entries), classes)),
         aggregates=tuple(class_aggregates(entries, today, policy.window_days)),
+        merge=tuple(duplicate_groups(usable(entries))),
     )
 
 

@@ -2,7 +2,14 @@
 
 ``--json`` prints ``{"promote": [...], "archive": [...], "retire": [...], "lint": [...]}``, plus
 ``"user_scope"``, ``"drift"``, ``"class_level"`` and ``"classes"`` when there are some; the listing
-groups the same proposals (promote, archive, retire, reconcile, lint) for a person.
+groups the same proposals (promote, archive, retire, reconcile, lint) for a person. Corrections the
+hooks caught that no lesson came of yet (``review/corrections.py``) come first in the listing and
+as ``"corrections"`` in the JSON, when there are some. A lesson whose rule inverts a promoted one
+(``review/contradictions.py``) is listed after the retirements and is ``"contradictions"`` in the
+JSON, when there are some: a proposed supersede, never applied by ``--yes``. Groups of likely
+duplicates (``store/duplicates.py``) are ``"merge"`` in the JSON and "Merge" in the listing, when
+there are some: each with the ``self-improve merge NEW OLD`` commands that make it one entry,
+never applied by ``--yes`` either.
 """
 
 from __future__ import annotations
@@ -12,11 +19,15 @@ from typing import Any
 
 from self_improve.output import colour
 from self_improve.review import approval
+from self_improve.review import corrections as corrections_mod
 from self_improve.review import drift as drift_mod
 from self_improve.review import fingerprints
 from self_improve.review.candidates import ArchiveCandidate, PromoteCandidate, RetireCandidate, ReviewPlan
+from self_improve.review.contradictions import SupersedeProposal
 from self_improve.review.policy import Evidence, Policy
 from self_improve.store.archive import archive_name
+from self_improve.store.correction_queue import QueuedCorrection
+from self_improve.store.duplicates import DuplicateGroup
 from self_improve.store.entry import Entry
 from self_improve.store.lint import Problem
 
@@ -82,6 +93,8 @@ def review_json(
     user_scope: Sequence[dict[str, Any]] = (),
     assessor: approval.Assessor | None = None,
     reconciles: Sequence[drift_mod.Reconcile] = (),
+    corrections: Sequence[QueuedCorrection] = (),
+    contradictions: Sequence[SupersedeProposal] = (),
 ) -> dict[str, Any]:
     """The four documented groups; ``user_scope``, ``drift``, ``class_level`` (entries counted by
     class before fingerprints) and ``classes`` (several mistakes of one class) only when there is some."""
@@ -102,7 +115,35 @@ def review_json(
         out["class_level"] = [fingerprints.class_level_json(item) for item in plan.class_level]
     if plan.aggregates:
         out["classes"] = [fingerprints.aggregate_json(item, policy.window_days) for item in plan.aggregates]
+    if corrections:
+        out["corrections"] = corrections_mod.corrections_json(corrections)
+    if contradictions:  # proposed supersedes (``review/contradictions.py``)
+        out["contradictions"] = [proposal.as_json() for proposal in contradictions]
+    if plan.merge:
+        out["merge"] = [merge_json(group) for group in plan.merge]
     return out
+
+
+def merge_commands(group: DuplicateGroup) -> list[str]:
+    """The commands that make a group one entry: each other entry merged into the first."""
+    return [f"self-improve merge {entry.id} {group.into.id}" for entry in group.entries[1:]]
+
+
+def merge_json(group: DuplicateGroup) -> dict[str, Any]:
+    return {
+        "ids": [entry.id for entry in group.entries],
+        "summaries": [entry.summary for entry in group.entries],
+        "score": group.score,
+        "into": group.into.id,
+        "commands": merge_commands(group),
+    }
+
+
+def merge_lines(group: DuplicateGroup) -> list[str]:
+    lines = [f"  {colour(entry.id, 'bold')}  {entry.summary}" for entry in group.entries]
+    lines.append(f"      likely one lesson (score {group.score:.2f}); to merge into {group.into.id}:")
+    lines += [f"      {command}" for command in merge_commands(group)]
+    return lines
 
 
 # ---- text ------------------------------------------------------------------------------------------
@@ -173,12 +214,14 @@ def heading(title: str, count: int) -> str:
 
 def render_listing(
     plan: ReviewPlan, problems: list[Problem], policy: Policy, triage_line: str, assessor: approval.Assessor | None = None,
-    reconciles: Sequence[drift_mod.Reconcile] = (),
+    reconciles: Sequence[drift_mod.Reconcile] = (), corrections: Sequence[QueuedCorrection] = (),
+    contradictions: Sequence[SupersedeProposal] = (),
 ) -> str:
-    """The whole listing; ``triage_line`` ("" for none) comes first."""
+    """The whole listing; ``triage_line`` ("" for none) comes first, then the queued corrections."""
     out: list[str] = []
     if triage_line:
         out += [triage_line, ""]
+    out += corrections_mod.listing_lines(corrections)
     if plan.promote:
         out.append(heading("Promote", len(plan.promote)))
         for promote in plan.promote:
@@ -195,6 +238,16 @@ def render_listing(
         out.append(heading("Retire", len(plan.retire)))
         for retired in plan.retire:
             out += retire_lines(retired)
+        out.append("")
+    if contradictions:
+        out.append(heading("Contradicts a promoted rule (proposed supersede)", len(contradictions)))
+        for proposal in contradictions:
+            out += proposal.lines()
+        out.append("")
+    if plan.merge:
+        out.append(heading("Likely duplicates (merge them if they say one lesson)", len(plan.merge)))
+        for group in plan.merge:
+            out += merge_lines(group)
         out.append("")
     if reconciles:
         out.append(heading("Reconcile", len(reconciles)))
@@ -214,7 +267,7 @@ def render_listing(
         out.append(heading("Lint", len(problems)))
         out += [f"  {problem.render()}" for problem in problems]
         out.append("")
-    if plan.empty and not problems and not reconciles:
+    if plan.empty and not problems and not reconciles and not corrections and not contradictions and not plan.merge:
         out.append("Nothing to review: no entry to promote, archive or retire, and no lint problem.")
     elif not plan.empty or any(reconcile.action for reconcile in reconciles):
         out.append(

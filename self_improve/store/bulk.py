@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
+from self_improve.detect.pattern_keys import folded
 from self_improve.errors import SelfImproveError
 from self_improve.store.archive import archive_dir
 from self_improve.store.merge import absorb_entry
@@ -208,11 +209,11 @@ class _Importer:
 
     def _match(self, entries: Sequence[Entry], incoming: Entry) -> int | None:
         """The active entry ``log`` would merge this one into: Pattern-Key first, then the summary."""
-        key = incoming.pattern_key.casefold()
+        key = folded(incoming.pattern_key)  # the same key in any spelling (``detect/pattern_keys.py``)
         active = [(n, entry) for n, entry in enumerate(entries) if entry.status in ACTIVE_STATUSES]
         if key:
             for n, entry in active:
-                if entry.pattern_key.casefold() == key:
+                if folded(entry.pattern_key) == key:
                     return n
         return closest(active, tokens(incoming.summary), incoming.pattern_key, self.threshold)
 

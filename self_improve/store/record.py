@@ -55,15 +55,19 @@ class LogRequest(Frozen):
 
 
 class LogResult(Frozen):
-    __slots__ = ("entry_id", "created", "recurrence_count", "tasks", "file")
+    __slots__ = ("entry_id", "created", "recurrence_count", "tasks", "file", "candidates")
     entry_id: str
     created: bool
     recurrence_count: int
     tasks: int
     file: str
+    # A new entry that may repeat existing ones: (ID, summary, score) of each, best first
+    # (``store/duplicates.py``); `self-improve merge NEW OLD` merges one.
+    candidates: tuple[tuple[str, str, float], ...]
 
-    def __init__(self, entry_id: str, created: bool, recurrence_count: int, tasks: int, file: str) -> None:
-        self._set(entry_id, created, recurrence_count, tasks, file)
+    def __init__(self, entry_id: str, created: bool, recurrence_count: int, tasks: int, file: str,
+                 candidates: tuple[tuple[str, str, float], ...] = ()) -> None:
+        self._set(entry_id, created, recurrence_count, tasks, file, candidates)
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -73,6 +77,7 @@ class LogResult(Frozen):
             "recurrence_count": self.recurrence_count,
             "tasks": self.tasks,
             "file": self.file,
+            "candidates": [{"id": i, "summary": s, "score": score} for i, s, score in self.candidates],
         }
 
 
@@ -113,6 +118,10 @@ def cleaned(request: LogRequest) -> LogRequest:
     """The request with every free-text field through ``clean_text``: whatever the agent or a
     hook passes, the store never keeps a secret, whichever field it came in."""
     changes: dict[str, Any] = {name: clean_text(getattr(request, name)) for name in _FREE_TEXT if getattr(request, name)}
+    if request.pattern_key:  # written in its one canonical spelling (``detect/pattern_keys.py``)
+        from self_improve.detect.pattern_keys import canonical
+
+        changes["pattern_key"] = canonical(request.pattern_key) or request.pattern_key  # a blank one is refused
     return request._replace(**changes)
 
 
@@ -127,8 +136,11 @@ def validate(request: LogRequest) -> None:
         raise UsageError(f"invalid priority {request.priority!r}: choose {', '.join(PRIORITIES)}")
     if request.kind == "learning" and request.category and request.category not in LEARNING_CATEGORIES:
         raise UsageError(f"invalid category {request.category!r} for a learning: choose {', '.join(LEARNING_CATEGORIES)}")
-    if request.pattern_key and not re.fullmatch(r"[A-Za-z0-9_.:/@+-]+", request.pattern_key):
-        raise UsageError(f"invalid Pattern-Key {request.pattern_key!r}: use letters, digits and . _ - : / @ +")
+    if request.pattern_key:  # judged in its canonical spelling, the one ``cleaned`` writes
+        from self_improve.detect.pattern_keys import key_problem
+
+        if problem := key_problem(request.pattern_key):
+            raise UsageError(f"invalid Pattern-Key {request.pattern_key!r}: {problem}")
     for name in ("category", "area", "files", "tags", "source", "see_also"):
         value = getattr(request, name)
         if "\n" in value or "\r" in value:

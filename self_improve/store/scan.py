@@ -6,6 +6,7 @@ ID is taken.
 from __future__ import annotations
 
 from self_improve import rx as re  # re, with compiled programs cached across processes
+from self_improve.detect.pattern_keys import same_key
 from self_improve.store.entry import ACTIVE_STATUSES, Entry, entry_offsets, split_lines
 from self_improve.store.similarity import similarity, tokens
 
@@ -17,6 +18,10 @@ if TYPE_CHECKING:  # the hooks import this module: typing stays off their hot pa
     T = TypeVar("T")
 
 RELATED_THRESHOLD = 0.5
+# A Pattern-Key line with a non-ASCII character in its value; the label's case is ignored, the
+# value's classes are not (IGNORECASE would let the Kelvin sign pass for an ASCII "k"). Linear:
+# from a line start it reads the line up to its first non-ASCII character.
+_NON_ASCII_KEY_LINE = re.compile(r"(?m)^[-*][ \t]+(?i:pattern-key):[\x00-\x09\x0b-\x7f]*[^\x00-\x7f]")
 # The summary is one line under "### Summary" (or "### Requested Capability" for features). The
 # pattern starts with a literal newline so re can search for it at C speed (an entry's sections
 # never start a file, so a match at offset 0 is not needed).
@@ -34,12 +39,20 @@ class FileScan:
         self.wanted = wanted
         self._offsets: list[int] | None = None
         self._similar: list[tuple[float, int]] | None = None
+        self._summaries: list[tuple[int, str]] | None = None
 
     @property
     def offsets(self) -> list[int]:
         if self._offsets is None:
             self._offsets = entry_offsets(self.text)
         return self._offsets
+
+    def summaries(self) -> list[tuple[int, str]]:
+        """Every summary line (position of its line, text), found once: ``similar`` and the
+        likely duplicates (``store/duplicates.py``) both go through them."""
+        if self._summaries is None:
+            self._summaries = [(hit.start() + 1, hit.group(1)) for hit in _SUMMARY_LINE.finditer(self.text)]
+        return self._summaries
 
     def entry_at(self, position: int) -> tuple[tuple[int, int], Entry] | None:
         offsets = self.offsets
@@ -50,13 +63,25 @@ class FileScan:
         return span, Entry(tuple(split_lines(self.text[span[0] : span[1]])))
 
     def keyed(self, key: str) -> list[tuple[tuple[int, int], Entry]]:
-        """Entries whose metadata has this Pattern-Key."""
+        """Entries whose metadata has this Pattern-Key, in any spelling of it (``same_key``).
+
+        The search runs on the raw text for the folded key: IGNORECASE finds every ASCII
+        spelling of an ASCII key (whose fold is its lower case); a key line with a non-ASCII
+        character (a Chinese key, full-width letters, a decomposed accent, written by hand or by
+        an older version) is only found by folding it, so when the text has any such line those
+        lines are candidates too. Each candidate is then compared folded."""
+        from self_improve.detect.pattern_keys import folded
+
+        wanted = folded(key)
         out: list[tuple[tuple[int, int], Entry]] = []
-        pattern = rf"(?im)^[-*][ \t]+Pattern-Key:[ \t]*{re.escape(key)}[ \t]*\r?$"
-        for hit in re.finditer(pattern, self.text):
-            found = self.entry_at(hit.start())
+        pattern = rf"(?im)^[-*][ \t]+Pattern-Key:[ \t]*{re.escape(wanted)}[ \t]*\r?$"
+        hits = [hit.start() for hit in re.finditer(pattern, self.text)]
+        if not self.text.isascii():
+            hits = sorted({*hits, *(hit.start() for hit in _NON_ASCII_KEY_LINE.finditer(self.text))})
+        for position in hits:
+            found = self.entry_at(position)
             if found is not None and (not out or out[-1][0] != found[0]):
-                if found[1].pattern_key.casefold() == key.casefold():
+                if folded(found[1].pattern_key) == wanted:
                     out.append(found)
         return out
 
@@ -73,8 +98,7 @@ class FileScan:
         if self._similar is None:
             self._similar = []
             required = _required_tokens(self.wanted, RELATED_THRESHOLD)
-            for hit in _SUMMARY_LINE.finditer(self.text):
-                line = hit.group(1)
+            for position, line in self.summaries():
                 # re's IGNORECASE is not full case folding, and a non-ASCII character may fold
                 # into an ASCII token ("ß" -> "ss"): only ASCII lines are pre-filtered.
                 if required and line.isascii():
@@ -83,7 +107,7 @@ class FileScan:
                         continue
                 score = similarity(self.wanted, tokens(line))
                 if score >= RELATED_THRESHOLD:
-                    self._similar.append((score, hit.start() + 1))
+                    self._similar.append((score, position))
         out = []
         for score, position in self._similar:
             if score >= threshold and (found := self.entry_at(position)) is not None:
@@ -134,7 +158,7 @@ def closest(candidates: Iterable[tuple[T, Entry]], wanted: frozenset[str], patte
     for handle, entry in candidates:
         if entry.status not in ACTIVE_STATUSES:
             continue
-        if entry.pattern_key and entry.pattern_key.casefold() != pattern_key.casefold():
+        if entry.pattern_key and not same_key(entry.pattern_key, pattern_key):
             continue
         score = similarity(wanted, tokens(entry.summary))
         if score >= threshold and (best is None or score > best[0]):

@@ -58,6 +58,8 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("reminder.mode", str, "adaptive", "every | adaptive | off. adaptive: first prompt of a session, then after N prompts, after a detected error, or on a correction.", choices=("every", "adaptive", "off"), personal=True),
     Setting("reminder.every_n_prompts", int, 10, "In adaptive mode, remind again after this many prompts.", min=1, max=1000, personal=True),
     Setting("state.session_ttl_days", int, 7, "Per-session hook state older than this is pruned.", min=1, max=3650, personal=True),
+    Setting("corrections.queue", bool, True, "prompt-submit keeps each correction it detects (a redacted excerpt of at most 200 characters, the session, the date) in .learnings/.state/corrections.jsonl until a lesson is logged for it; review lists them. Personal: what is kept of your prompts is yours to decide.", personal=True),
+    Setting("corrections.queue_max", int, 50, "Most corrections kept in that queue; the oldest are dropped first.", min=1, max=200, personal=True),
     Setting("promotion.min_occurrences", int, 3, "Occurrences within the window needed to propose promotion.", min=1, max=1000, project=(2, 1000)),
     Setting("promotion.min_tasks", int, 2, "Distinct tasks (sessions) among those occurrences.", min=1, max=1000, project=(2, 1000)),
     Setting("promotion.window_days", int, 30, "The window, in days, counted back from today.", min=1, max=3650, project=(1, 365)),

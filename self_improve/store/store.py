@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import os
 
+from self_improve import rx as re  # re, with compiled programs cached across processes
+
 from self_improve.errors import SelfImproveError, UsageError
 from self_improve.paths import LAST_SESSION, LEARNINGS_DIR, STATE_DIR
 from self_improve.store import config as config_mod
@@ -297,7 +299,19 @@ class Store:
         with self.lock():
             text = self.read_file(name)
             scan = FileScan(text, tokens(request.summary))
-            match = self._find_match(scan, request.pattern_key.strip())
+            key = request.pattern_key.strip()
+            match = self._find_match(scan, key)
+            nearby = None
+            # Other wordings (store/duplicates.py): not for a hook's failure, which its fingerprint
+            # keys, nor for a request that found its own Pattern-Key.
+            if request.logged_by != "hook" and not (match is not None and key and _keyed(scan, match, key)):
+                from self_improve.store.duplicates import DuplicateScan
+
+                nearby = DuplicateScan(scan, request.summary, key)
+                if match is not None and nearby.opposite(match):
+                    match = None  # the same words saying the opposite ("use npm, not yarn") are another lesson
+                if match is None:
+                    match = nearby.certain()  # another wording of an entry's lesson, nearly sure
             if match is not None:
                 start, end = match
                 entry = Entry(tuple(split_lines(text[start:end])), file=relative)
@@ -316,17 +330,27 @@ class Store:
             elif text and not text.endswith(eol + eol) and text.strip():
                 prefix = eol
             self._guarded(lambda: self.fs.append(name, (prefix + body).encode("utf-8", "surrogateescape")))
-            return LogResult(entry_id, True, 1, 1 if occurrence.task != "-" else 0, relative)
+            likely = tuple(nearby.likely()) if nearby is not None else ()
+            return LogResult(entry_id, True, 1, 1 if occurrence.task != "-" else 0, relative, likely)
 
     def _find_match(self, scan: FileScan, key: str) -> tuple[int, int] | None:
         """The span of the active entry a request merges into: same Pattern-Key first; else a
         near-identical summary among active entries that have no Pattern-Key or the same one (so
         one summary logged twice never gives two entries)."""
         span = scan.active_keyed(key) if key else None
+        if span is not None and _merged_away(scan, span):
+            from self_improve.store.duplicates import keyed_successor
+
+            span = keyed_successor(scan, key)  # `self-improve merge` moved its lesson: the entry that kept it
         if span is not None:
             return span
         threshold = float(self.setting("log.similarity_threshold"))
-        return closest(scan.similar(threshold), scan.wanted, key, threshold)
+        span = closest(scan.similar(threshold), scan.wanted, key, threshold)
+        if span is not None and _merged_away(scan, span):
+            from self_improve.store.duplicates import successor
+
+            span = successor(scan, span, key)
+        return span
 
     def with_pattern_key(self, kind: str, key: str) -> list[Entry]:
         """Entries of one kind with this Pattern-Key, in file order (no lock: a read)."""
@@ -356,6 +380,17 @@ class Store:
                 entries[index] = new
                 self.write_file(self.name_of(path), LearningsFile(parsed.preamble, tuple(entries)).render())
             return new
+
+
+def _keyed(scan: FileScan, span: tuple[int, int], key: str) -> bool:
+    """Whether the entry at ``span`` has this Pattern-Key (a search of its text only)."""
+    pattern = rf"(?im)^[-*][ \t]+Pattern-Key:[ \t]*{re.escape(key)}[ \t]*\r?$"
+    return re.search(pattern, scan.text[span[0] : span[1]]) is not None
+
+
+def _merged_away(scan: FileScan, span: tuple[int, int]) -> bool:
+    """Whether the entry at ``span`` may carry ``- Superseded-By:`` (a cheap test of its text)."""
+    return "superseded-by" in scan.text[span[0] : span[1]].casefold()
 
 
 def _absolute(path: Path | str) -> str:

@@ -1,55 +1,120 @@
-"""self_improve.detect.corrections: labelled prompts, exact hits, documented decisions, properties."""
+"""self_improve.detect.corrections: labelled prompts, exact figures, documented decisions, per
+family and per language, languages, needles, the model, properties."""
 
 from __future__ import annotations
 
+import hashlib
+import importlib.util
 import json
 import re
+import sys
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from self_improve.detect import corrections
-from self_improve.detect import patterns
-from self_improve.detect.corrections import CorrectionHit, detect_correction
+from self_improve.detect import corrections, patterns
+from self_improve.detect.corrections import CorrectionHit, detect_correction, detect_correction_by_patterns
 from self_improve.events import Prompt
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "corrections.jsonl"
+REPO = Path(__file__).resolve().parents[2]
+DATA = REPO / "tests" / "data" / "corrections.jsonl"  # the first 427 prompts (en, zh): all tune
+MULTILINGUAL = REPO / "tests" / "data" / "corrections_multilingual.jsonl"  # split by a hash of the text
+FIELDS = {"text", "label", "lang", "family", "split"}
+
+
+def _bench(name: str) -> ModuleType:
+    sys.path.insert(0, str(REPO / "bench"))
+    spec = importlib.util.spec_from_file_location(f"bench_{name}", REPO / "bench" / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses need their module registered
+    spec.loader.exec_module(module)
+    return module
+
+
+bench = _bench("corrections")
 
 
 def hit(text: str) -> CorrectionHit | None:
     return detect_correction(Prompt(text, "session-1", "/tmp/project"))
 
 
-def load() -> list[dict[str, str]]:
-    return [json.loads(line) for line in DATA.read_text(encoding="utf-8").splitlines() if line.strip()]
+def load(path: Path = DATA) -> list[dict[str, str]]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
-def test_dataset_is_large_balanced_bilingual_and_well_formed() -> None:
-    rows = load()
-    assert len(rows) >= 150
-    assert all(set(r) == {"text", "label", "lang"} for r in rows)
+# ---- the labelled prompts ---------------------------------------------------------------------------
+
+
+def test_dataset_is_large_multilingual_and_well_formed() -> None:
+    legacy, new = load(DATA), load(MULTILINGUAL)
+    rows = legacy + new
+    assert len(legacy) == 427 and len(rows) >= 1500
+    assert all(set(r) == FIELDS for r in rows)
     assert {r["label"] for r in rows} == {"correction", "other"}
-    assert {r["lang"] for r in rows} == {"en", "zh"}
-    share = sum(r["label"] == "correction" for r in rows) / len(rows)
-    assert 0.4 <= share <= 0.6
-    assert len({r["text"] for r in rows}) == len(rows)  # no duplicates
+    assert {r["split"] for r in rows} == {"tune", "dev"}
+    assert {r["lang"] for r in legacy} == {"en", "zh"}
+    assert {r["lang"] for r in rows} == set(corrections.LANGUAGES)
+    for lang in corrections.LANGUAGES:
+        mine = [r for r in rows if r["lang"] == lang]
+        assert len(mine) >= 300, lang
+        assert 0.4 <= sum(r["label"] == "correction" for r in mine) / len(mine) <= 0.7, lang
+        # hard negatives of every kind, in every language
+        assert {"discuss-error", "no-answer", "no-need-upfront", "upfront-constraint", "third-party", "question", "praise"} \
+            <= {r["family"] for r in mine if r["label"] == "other"}, lang
+        assert {"house-rule", "factual", "after-praise", "restate", "hedged", "reproach-question", "you-did"} \
+            <= {r["family"] for r in mine if r["label"] == "correction"}, lang
+    assert len({r["text"] for r in rows}) == len(rows)  # no duplicates, across both files
 
 
-def test_precision_and_recall_on_the_labelled_prompts() -> None:
-    tp = fp = fn = 0
-    for row in load():
-        found, truth = hit(row["text"]) is not None, row["label"] == "correction"
-        tp += found and truth
-        fp += found and not truth
-        fn += truth and not found
-    precision, recall = tp / (tp + fp), tp / (tp + fn)
-    # Measured: P=1.000 R=0.990 on this file (in-sample: the patterns were written against it).
-    # Fresh held-out batches scored P~0.92 R~0.5 before their misses were generalised; see
-    # bench/corrections.py and the report.
-    assert precision >= 0.98
-    assert recall >= 0.98
+def test_the_split_is_a_hash_of_the_text_assigned_up_front() -> None:
+    # The first file's prompts were written against the patterns before any split: all tune.
+    assert {r["split"] for r in load(DATA)} == {"tune"}
+    for row in load(MULTILINGUAL):
+        digest = int(hashlib.sha256(row["text"].encode("utf-8")).hexdigest()[:8], 16)
+        assert row["split"] == ("dev" if digest % 10 < 3 else "tune") == bench.split_of(row["text"])
+    dev = sum(r["split"] == "dev" for r in load(MULTILINGUAL))
+    assert 0.25 <= dev / len(load(MULTILINGUAL)) <= 0.35
+
+
+# Exact confusion counts (TP, FP, FN, TN) on the tune split, per language. The patterns were
+# tuned and the model fitted on these prompts, so they are in-sample; bench/corrections.py
+# reports dev, the held-out estimate (and honest figures on fresh batches are in its report).
+TUNE = {
+    "en": (271, 1, 0, 220), "zh": (200, 2, 0, 160), "es": (132, 0, 0, 78), "de": (141, 1, 0, 84),
+    "fr": (147, 0, 0, 88), "ja": (149, 0, 0, 93), "pt": (137, 0, 0, 91), "ru": (126, 1, 0, 90),
+}
+TUNE_PATTERNS_ALONE = {
+    "en": (253, 1, 18, 220), "zh": (186, 2, 14, 160), "es": (118, 0, 14, 78), "de": (121, 1, 20, 84),
+    "fr": (129, 0, 18, 88), "ja": (136, 0, 13, 93), "pt": (124, 0, 13, 91), "ru": (117, 1, 9, 90),
+}
+# Every prompt of tune the detector gets wrong: (language, what it says, pattern).
+TUNE_WRONG = {
+    ("en", 'Jenkins says "same error as last night" on the nightly job, here\'s the log:\nERROR: disk quota exceeded', "en.still-wrong"),
+    ("ru", "Нет, репозиторий приватный, так что используй SSH-адрес.", "ru.no"),
+    ("de", "Füg den Endpoint hinzu. Bitte keine neuen Abhängigkeiten.", "de.more"),
+    ("zh", "这种情况用 set 快还是有序列表快？", "zh.still-failing"),
+    ("zh", "缓存 key 要不要带上 locale，还是没必要？", "zh.still-broken"),
+}
+
+
+@pytest.mark.parametrize("model", [True, False], ids=["patterns-and-model", "patterns-alone"])
+def test_exact_figures_on_the_tune_split(model: bool) -> None:
+    rows = [r for r in bench.load() if r.split == "tune"]
+    for lang, expected in (TUNE if model else TUNE_PATTERNS_ALONE).items():
+        score, _ = bench.evaluate([r for r in rows if r.lang == lang], model)
+        assert (score.tp, score.fp, score.fn, score.tn) == expected, lang
+
+
+def test_exactly_these_tune_prompts_are_misclassified() -> None:
+    _, wrong = bench.evaluate([r for r in bench.load() if r.split == "tune"])
+    assert {(row.lang, row.text, pattern) for row, pattern in wrong} == TUNE_WRONG
+
+
+# ---- documented decisions (unchanged from the English and Chinese detector) -------------------------
 
 
 @pytest.mark.parametrize(
@@ -117,6 +182,8 @@ def test_a_question_skips_question_prone_patterns_only() -> None:
     assert hit("Is this the wrong file?") is None
     assert hit("This is the wrong file.") == CorrectionHit("en.wrong-thing", "en")
     assert hit("Why did you change the port?") == CorrectionHit("en.why-did-you", "en")
+    # a dot inside a name ends no sentence: the question mark is this sentence's
+    assert detect_correction_by_patterns(Prompt("Неправильно ли использовать datetime.utcnow() в новом коде?", "s", "/p")) is None
 
 
 def test_long_prompts_are_read_at_their_ends_only() -> None:
@@ -127,24 +194,262 @@ def test_long_prompts_are_read_at_their_ends_only() -> None:
     assert hit(filler) is None  # its cost, against a short prompt's: bench/corrections_linear.py
 
 
-def test_needles_are_sound() -> None:
-    """Each top-level alternative of each pattern provably contains one of the pattern's
-    needles, so skipping a pattern whose needles are absent never loses a match."""
+# ---- per family, per language ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "pattern"),
+    [
+        # house rules: negative, absolute, conventions, "X only", "follow what is there"
+        ("we never merge on Fridays", "en.house-never"),
+        ("Our convention is kebab-case for file names.", "en.house-convention"),
+        ("snake_case only in the SQL schema", "en.house-only"),
+        ("Follow what's already there in handlers/.", "en.house-follow"),
+        ("Nothing ships without a changelog entry.", "en.house-without"),
+        # plain facts: an API, a version, a name, a flag
+        ("That flag was removed in v3, it's --legacy-peer-deps now", "en.factual-gone"),
+        ("There's no `--watch` flag on that command.", "en.factual-no-such"),
+        ("The env var is SENTRY_DSN, not SENTRY_URL.", "en.not-y"),
+        # after praise or a transition
+        ("Nice, though the test you added never runs in CI", "en.after-praise"),
+        ("Looks good. But the logger you picked isn't ours.", "en.after-praise"),
+        # restating, hedging, reproachful questions, near misses
+        ("As I said, the port is 5433.", "en.i-told-you"),
+        ("Like I mentioned earlier, we target Node 20.", "en.restate"),
+        ("I'm not sure that's right, the docs say it's async", "en.hedged"),
+        ("since when do we vendor dependencies?", "en.reproach"),
+        ("did you even compile it?", "en.i-told-you"),
+        ("you completely ignored the linter", "en.you-did-adverb"),
+        ("That is simply wrong.", "en.judged"),
+        ("No, use the staging bucket.", "en.no"),
+    ],
+)
+def test_english_families(text: str, pattern: str) -> None:
+    assert hit(text) == CorrectionHit(pattern, "en")
+
+
+@pytest.mark.parametrize(
+    ("text", "pattern", "language"),
+    [
+        ("我们从来不在周五发版", "zh.house-rule", "zh"),
+        ("我们的规范是文件名用短横线", "zh.house-rule", "zh"),
+        ("那个参数在 3.0 里就移除了", "zh.factual", "zh"),
+        ("不错，不过你加的测试在 CI 里根本不会跑", "zh.after-praise", "zh"),
+        ("我都说了，端口是 5433", "zh.told-you", "zh"),
+        ("我觉得这样不太对，文档说是异步的", "zh.hedged", "zh"),
+        ("我们什么时候把依赖打包进仓库了？", "zh.reproach", "zh"),
+        ("你又忘了更新 changelog", "zh.you-did-wrong", "zh"),
+        ("Eso está mal, el puerto es el 5433", "es.wrong", "es"),
+        ("No, usa el bucket de staging", "es.no", "es"),
+        ("Ya te dije que el puerto es el 5433", "es.restate", "es"),
+        ("Te olvidaste de actualizar el changelog", "es.you-did", "es"),
+        ("Aquí nunca desplegamos los viernes", "es.house", "es"),
+        ("No estoy seguro de que eso sea correcto", "es.hedged", "es"),
+        ("¿Por qué borraste la migración?", "es.you-did", "es"),
+        ("Esa opción ya no existe en la v3", "es.factual", "es"),
+        ("Das ist falsch, der Port ist 5433", "de.wrong", "de"),
+        ("Nein, nimm den Staging-Bucket", "de.no", "de"),
+        ("Wie gesagt, der Port ist 5433", "de.restate", "de"),
+        ("Du hast vergessen, das Changelog zu aktualisieren", "de.you-did", "de"),
+        ("Wir deployen nie freitags", "de.house", "de"),
+        ("Ich bin mir nicht sicher, ob das stimmt", "de.hedged", "de"),
+        ("Warum hast du die Migration gelöscht?", "de.you-did", "de"),
+        ("Die Option gibt es seit v3 nicht mehr", "de.factual", "de"),
+        ("C'est faux, le port c'est 5433", "fr.wrong", "fr"),
+        ("Non, utilise le bucket de staging", "fr.no", "fr"),
+        ("Je te l'ai déjà dit, le port c'est 5433", "fr.restate", "fr"),
+        ("Tu as oublié de mettre à jour le changelog", "fr.you-did", "fr"),
+        ("Chez nous on ne déploie jamais le vendredi", "fr.house", "fr"),
+        ("Je ne suis pas sûr que ce soit correct", "fr.hedged", "fr"),
+        ("Pourquoi tu as supprimé la migration ?", "fr.you-did", "fr"),
+        ("Cette option n'existe plus depuis la v3", "fr.factual", "fr"),
+        ("Isso está errado, a porta é 5433", "pt.wrong", "pt"),
+        ("Não, usa o bucket de staging", "pt.no", "pt"),
+        ("Já te disse que a porta é 5433", "pt.restate", "pt"),
+        ("Você esqueceu de atualizar o changelog", "pt.you-did", "pt"),
+        ("A gente nunca faz deploy na sexta", "pt.house", "pt"),
+        ("Não tenho certeza se isso está certo", "pt.hedged", "pt"),
+        ("Por que você apagou a migration?", "pt.you-did", "pt"),
+        ("Essa opção não existe mais na v3", "pt.factual", "pt"),
+        ("Это неправильно, порт 5433", "ru.wrong", "ru"),
+        ("Нет, используй staging-бакет", "ru.no", "ru"),
+        ("Я же говорил, порт 5433", "ru.restate", "ru"),
+        ("Ты забыл обновить changelog", "ru.you-did", "ru"),
+        ("Мы никогда не деплоим по пятницам", "ru.house", "ru"),
+        ("Не уверен, что это правильно", "ru.hedged", "ru"),
+        ("Зачем ты удалил миграцию?", "ru.you-did", "ru"),
+        ("Этой опции больше нет в v3", "ru.factual", "ru"),
+        ("違います、ポートは 5433 です", "ja.wrong", "ja"),
+        ("いや、staging のバケットを使って", "ja.no", "ja"),
+        ("さっきも言ったけど、ポートは 5433", "ja.restate", "ja"),
+        ("changelog の更新を忘れてる", "ja.you-did", "ja"),
+        ("うちでは金曜日にデプロイすることは絶対にない", "ja.house", "ja"),
+        ("なんでマイグレーションを消したの？", "ja.you-did", "ja"),
+        ("そのオプションは v3 で廃止されました", "ja.factual", "ja"),
+    ],
+)
+def test_families_in_each_language(text: str, pattern: str, language: str) -> None:
+    assert hit(text) == CorrectionHit(pattern, language)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a "No," that answers, "no need" up front, another's bug, a request about an error
+        "No, I haven't deployed it yet. What's the command?",
+        "No, nothing else, thanks!",
+        "No need to add docs for this spike.",
+        "The vendor's API returns the wrong currency code; add a mapping.",
+        "Why does the build fail on ARM?",
+        "修复 tests/test_api.py 里不稳定的测试",
+        "用户反馈导出的金额不对，帮我查一下",  # 不对 about somebody else's report
+        "同事说这个配置项写错了，你帮我确认一下对不对",  # 写错 by a colleague; 对不对 asks
+        "不用写文档，这只是个试验",
+        "写一个脚本，不要用 pandas",  # a constraint of a request for new work
+        "为什么 ARM 上构建会失败？",
+        "Arregla el test inestable de tests/test_api.py",
+        "No, todavía no lo he desplegado. ¿Cuál es el comando?",
+        "El cliente dice que el total de la factura está mal, revisa el redondeo",
+        "Behebe den wackeligen Test in tests/test_api.py",
+        "Nein, das habe ich noch nicht deployt. Wie lautet der Befehl?",
+        "Corrige le test instable dans tests/test_api.py",
+        "Non, je ne l'ai pas encore déployé. C'est quoi la commande ?",
+        "Corrige o teste instável em tests/test_api.py",
+        "Não, ainda não fiz o deploy. Qual é o comando?",
+        "Почини нестабильный тест в tests/test_api.py",
+        "Нет, я ещё не задеплоил. Какая команда?",
+        "tests/test_api.py の不安定なテストを直して",
+        "いいえ、まだデプロイしていません。コマンドは？",
+        "月次レポートの消費税の計算が間違ってるので、直してテストも追加して",  # 計算が: not the agent's
+    ],
+)
+def test_hard_negatives_in_each_language(text: str) -> None:
+    assert hit(text) is None
+
+
+# ---- the language -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "languages"),
+    [
+        ("please refactor the parser and keep the tests green", ("en",)),
+        ("帮我把这个函数重构一下", ("zh",)),
+        ("この関数をリファクタリングして", ("ja",)),
+        ("Перепиши этот модуль", ("ru",)),
+        ("Por favor, refactoriza el parser y mantén los tests en verde", ("es",)),
+        ("Bitte refaktoriere den Parser und halte die Tests grün", ("de",)),
+        ("Refactorise le parseur et garde les tests au vert, s'il te plaît", ("fr",)),
+        ("Por favor, refatora o parser e mantém os testes passando", ("pt",)),
+        ("lgtm", ("en", "es", "pt", "fr", "de")),  # no function word, short: every Latin language
+    ],
+)
+def test_the_language_decides_which_patterns_are_tried(text: str, languages: tuple[str, ...]) -> None:
+    assert corrections._languages(corrections._normalise(text)) == languages
+
+
+def test_the_hit_names_the_prompts_language() -> None:
+    # "No," is read in the prompt's language: a Spanish answer is not an English correction
+    assert hit("No, es un repo privado, así que usa la URL SSH.") is None
+    assert hit("No, usa pnpm") == CorrectionHit("es.no", "es")
+    assert hit("No, use pnpm") == CorrectionHit("en.no", "en")
+    for text in ("Das ist falsch", "C'est faux", "Isso está errado", "Это неправильно", "違います", "不对"):
+        found = hit(text)
+        assert found is not None and found.pattern.startswith(found.language + ".")
+
+
+# ---- needles ----------------------------------------------------------------------------------------
+
+
+def test_the_needles_are_those_the_regexes_prove() -> None:
+    needles = _bench("corrections_needles")
+    assert needles.main(["--check"]) == 0  # corrections_<lang>_index.py and REST are fresh
+    for lang in corrections.LANGUAGES:
+        index, table = corrections._index(lang), corrections._table(lang)
+        assert index.NAMES == tuple(row[0] for row in table.PATTERNS)
+        assert len(index.FIRST) == len(table.REST) == len(table.PATTERNS)
+        assert all(index.FIRST), lang
+
+
+@pytest.mark.parametrize(
+    ("regex", "groups"),
+    [
+        (r"\bfoo bar\b", (("foo bar",),)),
+        # the cheapest group first ("nao "/"não ": the class [aã] spelled out), then the rarest
+        (r"n[aã]o (?:sei|quero)", (("nao ", "não "), ("nao sei", "não sei", "nao quero", "não quero"))),
+        (r"(?:no+|nope|nah)\b", (("nah", "no"),)),  # "no+" spells "no" (the parser factors the "n" out)
+        (r"\byou(?:'ve| have)? (?:forgot|missed)\b",
+         (("forgot", "missed"), ("you forgot", "you missed", "you've forgot", "you've missed", "you have forgot", "you have missed"))),
+        (r"a|\bb\w+c", (("a", "b"),)),  # one literal of each alternative
+    ],
+)
+def test_needles_are_derived_from_the_parsed_regex(regex: str, groups: tuple[tuple[str, ...], ...]) -> None:
+    derive = _bench("corrections_needles")
+    derive.LANGUAGE[0] = "en"
+    assert tuple(map(frozenset, derive.needles_of(regex))) == tuple(map(frozenset, groups))
+
+
+def test_needles_hold_wherever_a_pattern_matches_a_labelled_prompt() -> None:
+    """Empirical soundness on the 3,000 labelled prompts: wherever a pattern's regex matches,
+    each of its needle groups has a literal in the prompt (adversarial texts:
+    test_corrections_linear.py)."""
+    prompts = [corrections._normalise(r.text) for r in bench.load()]
     for pattern in corrections.PATTERNS:
-        needles = corrections._NEEDLES[pattern.name]
-        assert needles, pattern.name
-        regex = pattern.regex
-        for a, b in patterns._split_alternatives(regex, 0, len(regex)):
-            required, _ = patterns._needle_scan(regex, a, b)
-            assert any(all(any(n in lit for n in needles) for lit in proof) for proof in required), (pattern.name, regex[a:b])
+        compiled = re.compile(pattern.regex, re.MULTILINE)
+        groups = corrections.needles(pattern.name)
+        for text in prompts:
+            if compiled.search(text):
+                assert all(any(n in text for n in group) for group in groups), (pattern.name, text)
 
 
 def test_every_pattern_compiles_and_is_named_by_language() -> None:
     for pattern in corrections.PATTERNS:
         assert re.compile(pattern.regex)
-        assert pattern.language in ("en", "zh")
+        assert pattern.language in corrections.LANGUAGES
         assert pattern.name == pattern.name.casefold()
+        assert patterns.fold_pattern(pattern.regex) == pattern.regex, pattern.name  # the prompt is case-folded
     assert len({p.name for p in corrections.PATTERNS}) == len(corrections.PATTERNS)
+
+
+# ---- the model ----------------------------------------------------------------------------------------
+
+
+def test_the_model_is_reproducible_from_the_tune_split() -> None:
+    train = _bench("train_corrections_model")
+    assert train.main(["--check"]) == 0  # the same weights and constants, byte for byte
+    assert corrections.MODEL_TRAINED_ON == sum(r.split == "tune" for r in bench.load())
+    assert len(corrections._weights()) == corrections.MODEL_BUCKETS
+
+
+def test_model_features() -> None:
+    buckets = corrections.MODEL_BUCKETS
+
+    def bucket(feature: str) -> int:
+        return int.from_bytes(feature.encode(), "little") % buckets
+
+    found = set(corrections.features("no, use `pnpm` v9", buckets))
+    assert {bucket("w:no"), bucket("w:use"), bucket("w:<c>"), bucket("s0:no"), bucket("b:no use")} <= found
+    assert bucket("w:`pnpm`") not in found  # code is "<c>", whatever it says
+    assert {bucket("c1:不"), bucket("c2:不对"), bucket("c3:不对吧")} <= set(corrections.features("不对吧", buckets))
+    assert corrections.features("x" * 10_000) == corrections.features("x" * 400)  # head and tail only
+    assert corrections.features("a b c") == sorted(corrections.features("a b c"))
+
+
+def test_the_model_speaks_only_where_no_pattern_does() -> None:
+    text = "Cool, nice refactor, though you renamed the props and now every caller breaks"
+    assert detect_correction_by_patterns(Prompt(text, "s", "/p")) is None or hit(text) == detect_correction_by_patterns(
+        Prompt(text, "s", "/p"))
+    for row in bench.load()[:200]:
+        by_patterns = detect_correction_by_patterns(Prompt(row.text, "s", "/p"))
+        found = hit(row.text)
+        if by_patterns is not None:
+            assert found == by_patterns
+        elif found is not None:
+            assert found.pattern == f"{found.language}.model"
+            assert corrections.model_logit(corrections._normalise(row.text)) >= corrections.MODEL_THRESHOLD
+
+
+# ---- properties -------------------------------------------------------------------------------------
 
 
 def test_hit_is_an_immutable_record() -> None:
@@ -158,4 +463,4 @@ def test_hit_is_an_immutable_record() -> None:
 @given(text=st.text(max_size=500))
 def test_never_raises(text: str) -> None:
     found = hit(text)
-    assert found is None or found.language in ("en", "zh")
+    assert found is None or (found.language in corrections.LANGUAGES and found.pattern.startswith(found.language + "."))

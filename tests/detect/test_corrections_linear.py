@@ -28,12 +28,13 @@ import regex  # type: ignore[import-untyped]
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from self_improve.detect import corrections
+from self_improve.detect import corrections, corrections_en, corrections_zh
 from self_improve.detect.corrections import CorrectionHit, detect_correction
 from self_improve.events import Prompt
 from tests.detect.regex_adversary import first_hits, inputs, pieces
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "corrections.jsonl"
+DATA_DIR = Path(__file__).resolve().parents[1] / "data"
+DATA = (DATA_DIR / "corrections.jsonl", DATA_DIR / "corrections_multilingual.jsonl")
 WINDOW = corrections.HEAD_CHARS + 1 + corrections.TAIL_CHARS  # the most a pattern ever reads
 BY_NAME = {p.name: p for p in corrections.PATTERNS}
 
@@ -47,12 +48,12 @@ OLD: dict[str, str] = {
     "en.unneeded": r"^\s*(?:there's )?no need (?:for|to)\b|\b(?:that's|that is|this is|it's) (?:overkill|unnecessary|not necessary|too complicated|overcomplicated|way too much)\b|\b(?:wasn't|was not|weren't|were not) (?:needed|necessary|required|asked for)\b",
     "en.i-told-you": r"\bi (?:already |just |literally )?(?:told|asked) you\b|\bas i (?:already |just )?(?:said|mentioned|explained|told you)\b|(?<!\bif )(?<!\bwhen )\bi (?:already |just |literally )?said\b(?! (?:in|on|at|to|during|that we|we|something|anything|yes|no|ok|okay)\b)|\bi meant\b|\bi (?:never|didn't|did not) (?:ask|say|tell|want|request)(?:ed|s)?\b|\bi never (?:said|told)\b|\bi asked (?:you )?(?:for|to) [^.?!\n]*,? not\b|\b(?:didn't|did) i (?:not )?(?:say|tell you|ask|mention)\b|\bi (?:explicitly |specifically |clearly |only )?asked (?:for|you)\b|\bi (?:explicitly|specifically|clearly) (?:said|told|asked|wanted|mentioned|requested)\b|\bdid you (?:even|actually|really) \w+",
     "en.you-again": r"\byou \w+ed\b[^.?!\n]*\bagain\b",
-    "en.wrong-thing": r"(?:\byou\b[^.?!\n]{0,40}?|\b(?:that's|that is|this is|it's|it is|that was)\s+(?:the |a |an )?|^\s*)wrong (?:" + corrections._NOUNS + r")s?\b",
-    "en.dont-use-x-use-y": r"\b" + corrections._NEG + r" (?:use|using) [^.;!?\n]{1,60}?(?:[,;.]|\s)\s*(?:use|try|switch to|go with|stick (?:to|with)|we use|like the rest|just)\b",
+    "en.wrong-thing": r"(?:\byou\b[^.?!\n]{0,40}?|\b(?:that's|that is|this is|it's|it is|that was)\s+(?:the |a |an )?|^\s*)wrong (?:" + corrections_en._NOUNS + r")s?\b",
+    "en.dont-use-x-use-y": r"\b" + corrections_en._NEG + r" (?:use|using) [^.;!?\n]{1,60}?(?:[,;.]|\s)\s*(?:use|try|switch to|go with|stick (?:to|with)|we use|like the rest|just)\b",
     "en.dont-again": r"\b(?:don't|do not|dont|stop|quit)\b[^.?!\n]*\b(?:every time|each time|again|anymore|any more|all the time|another|yet another)\b",
     "en.stop": r"^\s*stop\s*[.!]|\bstop (?:doing|using|adding|changing|making|creating|writing|touching|editing|modifying|deleting|removing|ignoring|guessing|putting|calling|rewriting|reformatting|breaking|committing|pushing|installing|asking|apologi[sz]ing|that|it)\b",
     "en.actually": r"^\s*actually\s*[,.!:\u2014\u2013-]|^\s*(?:wait|hold on|hold up)\s*[,.!\u2014\u2013-]+\s*(?:no|don't|do not|stop|that|you|not)\b",
-    "zh.dont": corrections._ZH_NOT + r"(?:别|不要|不许|不准|禁止)(?:再|擅自|私自|随意|随便|乱|自己|自作主张)?(?:用|动|改|删|碰|加|推|提交|使用|修改|写|跳过|猜|瞎)|" + corrections._ZH_NOT + r"(?:别|不要)(?:再|瞎|乱)|不用\s*[^，,。]{1,20}[，,]\s*(?:用|改用|换成)",
+    "zh.dont": corrections_zh._ZH_NOT + r"(?:别|不要|不许|不准|禁止)(?:再|擅自|私自|随意|随便|乱|自己|自作主张)?(?:用|动|改|删|碰|加|推|提交|使用|修改|写|跳过|猜|瞎)|" + corrections_zh._ZH_NOT + r"(?:别|不要)(?:再|瞎|乱)|不用\s*[^，,。]{1,20}[，,]\s*(?:用|改用|换成)",
 }
 
 
@@ -175,7 +176,8 @@ def decision(pattern: str, skip_questions: bool, text: str) -> bool:
 def test_adversarial_inputs_get_the_exact_answer(pattern: corrections._Pattern) -> None:
     ours = re.compile(pattern.regex, re.MULTILINE)
     theirs = regex.compile(pattern.regex, regex.MULTILINE | regex.VERSION0)
-    needles = corrections._NEEDLES[pattern.name]
+    groups = corrections.needles(pattern.name)
+    assert groups, pattern.name
     texts = adversarial(pattern.regex)
     if pattern.name in OLD:
         texts.update(adversarial(OLD[pattern.name]))
@@ -184,8 +186,8 @@ def test_adversarial_inputs_get_the_exact_answer(pattern: corrections._Pattern) 
         assert len(text) == WINDOW, name
         hits = first_hits(ours, text)
         assert hits == first_hits(theirs, text), name
-        if not any(n in text for n in needles):
-            assert hits == [], f"{name}: matched without a needle"
+        if not all(any(n in text for n in group) for group in groups):
+            assert hits == [], f"{name}: matched without a literal of each needle group"
 
 
 @pytest.mark.parametrize("name", sorted(OLD))
@@ -238,17 +240,19 @@ def test_a_rewrite_agrees_with_its_old_form_on_prompt_like_texts(name: str) -> N
 
 def old_detect_correction(text: str) -> CorrectionHit | None:
     """detect_correction with the old forms of the rewritten patterns."""
-    saved = corrections.PATTERNS
-    corrections.PATTERNS = tuple(p._replace(regex=OLD.get(p.name, p.regex)) for p in saved)
+    saved = {lang: corrections._table(lang).PATTERNS for lang in corrections.LANGUAGES}
+    for lang, rows in saved.items():
+        corrections._table(lang).PATTERNS = tuple((name, OLD.get(name, regex), skip) for name, regex, skip in rows)
     try:
         return detect_correction(Prompt(text, "s", "/p"))
     finally:
-        corrections.PATTERNS = saved
+        for lang, rows in saved.items():
+            corrections._table(lang).PATTERNS = rows
 
 
 def test_every_labelled_prompt_gets_the_same_hit() -> None:
-    rows = [json.loads(line) for line in DATA.read_text(encoding="utf-8").splitlines() if line.strip()]
-    assert len(rows) > 400
+    rows = [json.loads(line) for path in DATA for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    assert len(rows) > 1500
     for row in rows:
         assert detect_correction(Prompt(row["text"], "s", "/p")) == old_detect_correction(row["text"]), row["text"]
 

@@ -127,7 +127,7 @@ def test_correction_is_nudged(project: Path) -> None:
     out = prompt(project, "No, that's wrong. Don't use npm here, use pnpm.")
     assert out.startswith("<correction-detected>")
     assert "self-improve log learning --category correction" in out
-    assert "pnpm" not in out  # the hook never stores or echoes the prompt
+    assert "pnpm" not in out  # the hook never echoes the prompt (it queues a redacted excerpt: test_correction_queue.py)
     assert Store(project).entries() == []
 
 

@@ -111,6 +111,8 @@ def format_context(event: str, text: str) -> str:
 # ``CLAUDECODE=1``, ``AI_AGENT=claude-code_<version>_agent``, ``CLAUDE_CODE_SESSION_ID`` and
 # ``CLAUDE_CODE_ENTRYPOINT``. Any one of them is enough: a human's own terminal has none.
 AGENT_ENV = ("CLAUDECODE", "AI_AGENT", "CLAUDE_CODE_SESSION_ID", "CLAUDE_CODE_ENTRYPOINT")
+# The one of them that names the session (``agent_env.agent_session_ids``).
+SESSION_ENV = ("CLAUDE_CODE_SESSION_ID",)
 
 
 def agent_session(environ: Mapping[str, str]) -> bool:

@@ -111,6 +111,8 @@ format_context = claude.format_context
 # openai/codex source (``CODEX_SANDBOX=seatbelt`` on macOS, ``CODEX_SANDBOX_NETWORK_DISABLED=1``
 # when the sandbox has no network); the e2e run uses danger-full-access, which sets neither.
 AGENT_ENV = ("CODEX_THREAD_ID", "CODEX_SESSION_ID", "CODEX_TOOL_CALL_ID", "CODEX_SANDBOX", "CODEX_SANDBOX_NETWORK_DISABLED")
+# Those of them that name the thread (``agent_env.agent_session_ids``).
+SESSION_ENV = ("CODEX_THREAD_ID", "CODEX_SESSION_ID")
 
 
 def agent_session(environ: Mapping[str, str]) -> bool:
