@@ -107,37 +107,49 @@ class Rules(Frozen):
 # The packaged rules
 
 
-def _read_packaged_text() -> str:
-    """rules.toml from next to this module; importlib.resources only as a fallback (zip installs),
-    because importing it costs more than the whole read."""
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), RULES_FILE)
+def _read_packaged_text(file_name: str = RULES_FILE) -> str:
+    """A data file from next to this module (rules.toml, subjects.toml); importlib.resources only as
+    a fallback (zip installs), because importing it costs more than the whole read."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), file_name)
     try:
         with open(path, encoding="utf-8") as fh:
             return fh.read()
     except OSError:
         from importlib import resources
 
-        return resources.files(__package__).joinpath(RULES_FILE).read_text(encoding="utf-8")
+        return resources.files(__package__).joinpath(file_name).read_text(encoding="utf-8")
 
 
-@lru_cache(maxsize=1)
-def _packaged_table() -> Mapping[str, Any]:
-    """The parsed rules.toml, through a marshal copy in the user's cache dir.
+def _load_table(file_name: str, *, cache: bool) -> Mapping[str, Any]:
+    """A packaged TOML table, through a marshal copy in the user's cache dir.
 
     Importing ``tomllib`` and parsing the rules costs ~10 ms in a fresh process, loading the
     same table with the built-in ``marshal`` well under 1.  The copy is keyed by the file's size
-    and mtime (``prescreen.cache_path``), so an edited rules.toml is parsed again.
+    and mtime (``prescreen.cache_path``), so an edited file is parsed again. ``cache=False``
+    only reads the copy, never writes one.
     """
     from self_improve.detect import prescreen
 
-    table = prescreen.read_cache("rules")
+    kind = file_name.rsplit(".", 1)[0]  # "rules", "subjects": the cache files' names
+    table = prescreen.read_cache(kind, file_name)
     if isinstance(table, dict):
         return table
     import tomllib
 
-    table = tomllib.loads(_read_packaged_text())
-    prescreen.write_cache("rules", table)
+    table = tomllib.loads(_read_packaged_text(file_name))
+    if cache:
+        prescreen.write_cache(kind, table, file_name)
     return table
+
+
+@lru_cache(maxsize=4)
+def packaged_table(file_name: str) -> Mapping[str, Any]:
+    """The parsed packaged data file ``file_name`` (rules.toml, subjects.toml), once per process."""
+    return _load_table(file_name, cache=True)
+
+
+def _packaged_table() -> Mapping[str, Any]:
+    return packaged_table(RULES_FILE)
 
 
 @lru_cache(maxsize=1)
@@ -183,11 +195,7 @@ def _screen_needles(rules: Rules) -> set[str] | None:
 def class_keys() -> frozenset[str]:
     """The packaged Pattern-Keys (the error classes), read without writing any cache: for the
     CLI's review, which must leave the user's folders as they were."""
-    if _packaged_table.cache_info().currsize:
-        return frozenset(_packaged_table().get("titles", {}))
-    import tomllib
-
-    return frozenset(tomllib.loads(_read_packaged_text()).get("titles", {}))
+    return frozenset(_load_table(RULES_FILE, cache=False).get("titles", {}))
 
 
 def load_rules(overrides: Mapping[str, Any] | None = None) -> Rules:

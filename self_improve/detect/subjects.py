@@ -199,17 +199,10 @@ class SubjectRule:
 
 @lru_cache(maxsize=1)
 def _table() -> Mapping[str, tuple[SubjectRule, ...]]:
-    """subjects.toml by Pattern-Key, through the same marshal cache as rules.toml."""
-    from self_improve.detect import prescreen
+    """subjects.toml by Pattern-Key, read as rules.toml is (``rules.packaged_table``)."""
+    from self_improve.detect.rules import packaged_table
 
-    raw = prescreen.read_cache("subjects", SUBJECTS_FILE)
-    if not isinstance(raw, dict):
-        import tomllib
-
-        here = os.path.join(os.path.dirname(os.path.abspath(__file__)), SUBJECTS_FILE)
-        with open(here, encoding="utf-8") as handle:
-            raw = tomllib.loads(handle.read())
-        prescreen.write_cache("subjects", raw, SUBJECTS_FILE)
+    raw = packaged_table(SUBJECTS_FILE)
     by_key: dict[str, list[SubjectRule]] = {}
     for entry in raw.get("subjects", ()):
         patterns = tuple(line for line in str(entry.get("patterns", "")).split("\n") if line.strip())
@@ -217,10 +210,6 @@ def _table() -> Mapping[str, tuple[SubjectRule, ...]]:
                            str(entry.get("frame", "")), patterns)
         by_key.setdefault(rule.key, []).append(rule)
     return {key: tuple(rules) for key, rules in by_key.items()}
-
-
-def keys_with_rules() -> frozenset[str]:
-    return frozenset(_table())
 
 
 @lru_cache(maxsize=256)

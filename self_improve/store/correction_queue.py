@@ -130,19 +130,16 @@ def new_item(prompt: str, session: str, pattern: str, language: str, now: float 
 
 
 def _clock(now: float | None) -> tuple[str, int]:
-    """(the UTC day, the second) of ``now``, of ``SELF_IMPROVE_NOW``, or of the clock; without
-    ``datetime.py`` (the C module's classes, as ``store.record`` reads the fixed clock)."""
-    import os
+    """(the UTC day, the second) of ``now``, else of the store's clock (``self_improve.clock``:
+    ``SELF_IMPROVE_NOW`` pins it)."""
     import time
 
-    if now is None and (fake := os.environ.get("SELF_IMPROVE_NOW")):
+    if now is None:
+        from self_improve.clock import utcnow
+
         try:
-            from _datetime import UTC, datetime  # type: ignore[import-not-found]
-        except ImportError:
-            from datetime import UTC, datetime
-        try:
-            now = datetime.fromisoformat(fake).astimezone(UTC).timestamp()
-        except ValueError:
+            now = utcnow().timestamp()
+        except ValueError:  # a malformed SELF_IMPROVE_NOW: the real clock
             now = None
     second = int(time.time() if now is None else now)
     return time.strftime("%Y-%m-%d", time.gmtime(second)), second

@@ -6,9 +6,9 @@ Pure functions over text and entries; ``Store.log`` does the reading, locking an
 
 from __future__ import annotations
 
-import os
 from self_improve import rx as re  # re, with compiled programs cached across processes
 
+from self_improve.clock import datetime_classes, utcnow  # noqa: F401 - utcnow: imported from here
 from self_improve.errors import UsageError
 from self_improve.events import Frozen
 from self_improve.store import occurrences as occ
@@ -81,25 +81,8 @@ class LogResult(Frozen):
         }
 
 
-def utcnow() -> datetime:
-    datetime, UTC = _clock()
-    if fake := os.environ.get("SELF_IMPROVE_NOW"):  # a fixed clock, for tests and bench/replay.py
-        return datetime.fromisoformat(fake).astimezone(UTC).replace(microsecond=0)
-    return datetime.now(UTC).replace(microsecond=0)
-
-
 def iso(now: datetime) -> str:
-    return now.astimezone(_clock()[1]).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def _clock() -> tuple[type[datetime], Any]:
-    """``datetime.datetime`` and ``datetime.UTC``, from the C module that ``datetime`` re-exports
-    them from (the same classes): ``datetime.py`` itself costs a hook ~1 ms to import."""
-    try:
-        from _datetime import UTC, datetime  # type: ignore[import-not-found]
-    except ImportError:
-        from datetime import UTC, datetime
-    return datetime, UTC
+    return now.astimezone(datetime_classes()[1]).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 _FREE_TEXT = ("summary", "details", "action", "excerpt", "area", "files", "tags", "source", "see_also", "category")
@@ -248,8 +231,9 @@ def _with_summary(entry: Entry, request: LogRequest) -> Entry:
     if not summary or summary == entry.summary:
         return entry
     from self_improve.detect.rules import load_rules
+    from self_improve.detect.subjects import split
 
-    generic = load_rules().title(entry.pattern_key.partition("/")[0])  # a fingerprint's class
+    generic = load_rules().title(split(entry.pattern_key)[0])  # a fingerprint's class
     if entry.summary != generic or summary == generic:
         return entry
     section = entry.section(*SUMMARY_SECTIONS)
