@@ -24,6 +24,7 @@ from datetime import date
 
 from self_improve.detect import subjects
 from self_improve.store.entry import ACTIVE_STATUSES, Entry
+from self_improve.store.occurrences import within
 
 HOOK_SOURCE = "error"  # the Source the hooks write; an agent's own log says what it likes
 MAX_SUBJECTS_SHOWN = 5
@@ -101,7 +102,7 @@ def class_aggregates(entries: Sequence[Entry], today: date, window_days: int) ->
         key, subject = subjects.split(entry.pattern_key)
         if not subject:
             continue
-        recent = [o for o in entry.occurrences if _within(o.date, today, window_days)]
+        recent = within(entry.occurrences, today, window_days)
         if recent:
             by_class.setdefault(key, []).append((len(recent), subject))
     out = []
@@ -114,14 +115,6 @@ def class_aggregates(entries: Sequence[Entry], today: date, window_days: int) ->
                                   tuple(subject for _, subject in ranked[:MAX_SUBJECTS_SHOWN])))
     out.sort(key=lambda aggregate: (-aggregate.mistakes, aggregate.pattern_key))
     return out
-
-
-def _within(day: str, today: date, window_days: int) -> bool:
-    try:
-        seen = date.fromisoformat(day.strip()[:10])
-    except ValueError:
-        return False
-    return 0 <= (today - seen).days <= window_days
 
 
 # ---- how review shows them ---------------------------------------------------------------------------
