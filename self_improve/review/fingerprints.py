@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from datetime import date
 
 from self_improve.detect import subjects
+from self_improve.store.detections import quoted_command
 from self_improve.store.entry import ACTIVE_STATUSES, Entry
 from self_improve.store.occurrences import within
 
@@ -67,19 +68,10 @@ def _excerpts(entry: Entry) -> list[str]:
     return [text for text in (first, entry.meta("Last-Excerpt").strip()) if text]
 
 
-def _command(entry: Entry) -> str:
-    """The command the hook quoted in Context (``Command: `make test` (exit 2)``), or ""."""
-    for line in entry.section_text("Context").splitlines():
-        if line.startswith("Command: "):
-            quoted = line[len("Command: ") :].rsplit(" (exit ", 1)[0].strip()
-            return quoted.strip("`").strip()
-    return ""
-
-
 def subjects_seen(entry: Entry) -> tuple[str, ...]:
     """The distinct subjects the entry's excerpts point to (by the same rules as the hooks)."""
     key = subjects.split(entry.pattern_key)[0]
-    command = _command(entry)
+    command = quoted_command(entry.section_text("Context"))
     found = [subjects.from_excerpt(key, excerpt, command) for excerpt in _excerpts(entry)]
     return tuple(dict.fromkeys(subject for subject in found if subject))
 

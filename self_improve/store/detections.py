@@ -75,3 +75,12 @@ def command_context(result: ToolResult) -> str:
     fence = "`` " if "`" in shown else "`"  # Markdown inline code: a backtick needs a longer fence
     code = "unknown" if result.exit_code is None else str(result.exit_code)
     return f"Command: {fence}{shown}{fence[::-1]} (exit {code})"
+
+
+def quoted_command(context: str) -> str:
+    """The command ``command_context`` quoted in an entry's Context section, or "": its reader."""
+    for line in context.splitlines():
+        if line.startswith("Command: "):
+            quoted = line[len("Command: ") :].rsplit(" (exit ", 1)[0].strip()
+            return quoted.strip("`").strip()
+    return ""

@@ -151,3 +151,12 @@ def test_post_bash_writes_the_error_and_its_nudge_in_one_count_and_never_loses_o
         context.note_error_nudge(recall=False)
     context.release_counts()
     assert json.loads(path.read_text()) == {"error_nudges": 1, "errors_recorded": 3, "recalls": 1}
+
+
+def test_the_quoted_command_is_read_back_as_it_was_written(tmp_path: Path) -> None:
+    from self_improve.store.detections import command_context, quoted_command
+
+    for command in ("make test", "echo `date` && make", "python3 -c 'import x'"):
+        written = command_context(ToolResult(command, "", 2, "s", str(tmp_path)))
+        assert quoted_command(f"Some text\n{written}\n") == command
+    assert quoted_command("no command here") == ""
