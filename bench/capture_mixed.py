@@ -113,19 +113,28 @@ def capture(root: Path, cid: str, command: str, sub: str, main_rs: str | None, h
         env["CARGO_TERM_COLOR"] = "never"
     else:  # "nopath": the command is not installed
         env["PATH"] = str(root / ".empty-path")
+    row = run_and_capture("mixed", cid, command, cwd, env, "shop", timeout=120)
+    return {**row, "label": "error"}
+
+
+def run_and_capture(trace: str, cid: str, command: str, cwd: Path, env: dict[str, str], project: str,
+                    timeout: float) -> dict:
+    """Run ``command`` for real in ``cwd``; its row: output, exit status and the Claude Code hook
+    payload of that result (PostToolUse for exit 0, PostToolUseFailure otherwise). One copy, for
+    every capture script."""
     done = subprocess.run(["bash", "-c", command], executable="/bin/bash", cwd=cwd, env=env,
-                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, check=False, timeout=120)
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, check=False, timeout=timeout)
     output = done.stdout.decode("utf-8", "replace").rstrip("\n")
-    session = str(uuid.uuid5(uuid.NAMESPACE_URL, f"self-improve/bench/mixed/{cid}"))
+    session = str(uuid.uuid5(uuid.NAMESPACE_URL, f"self-improve/bench/{trace}/{cid}"))
     payload = {
         "session_id": session,
-        "transcript_path": f"/home/dev/.claude/projects/-home-dev-src-shop/{session}.jsonl",
+        "transcript_path": f"/home/dev/.claude/projects/-home-dev-src-{project}/{session}.jsonl",
         "cwd": str(cwd),
         "permission_mode": "default",
         "hook_event_name": "PostToolUseFailure" if done.returncode else "PostToolUse",
         "tool_name": "Bash",
         "tool_input": {"command": command, "description": "run"},
-        "tool_use_id": f"toolu_mixed_{cid}",
+        "tool_use_id": f"toolu_{trace}_{cid}",
     }
     if done.returncode:
         payload.update(error=f"Exit code {done.returncode}\n{output}", is_interrupt=False)
@@ -133,7 +142,7 @@ def capture(root: Path, cid: str, command: str, sub: str, main_rs: str | None, h
         payload["tool_response"] = {"stdout": output, "stderr": "", "interrupted": False, "isImage": False,
                                     "noOutputExpected": False}
     return {"id": cid, "command": command, "exit_code": done.returncode, "output": output, "payload": payload,
-            "label": "error", "captured_in": str(cwd)}
+            "label": "error" if done.returncode else "ok", "captured_in": str(cwd)}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,6 +1,6 @@
 """Replay a multi-session trace through our hooks and through the reference skill's hooks.
 
-    .venv/bin/python bench/replay.py [--trace main|mixed|both] [--sessions N] [--json]
+    .venv/bin/python bench/replay.py [--trace main|mixed|credit|both|all] [--sessions N] [--credit-sessions N] [--json]
 
 The trace (bench/replay_trace.py): 12 sessions over 220 simulated days, 10 prompts each, every Bash
 result a real one from the labelled corpus (tests/data/corpus/public.jsonl, or $SELF_IMPROVE_CORPUS)
@@ -38,6 +38,31 @@ Scored against the trace's ground truth (which mistake each step is), never agai
 - right fixes recalled / repeats of a mistake with a known fix: a repeat counts in the
   denominator once the agent has logged that mistake's fix in an earlier step.
 `--sessions` shortens the main trace only.
+
+The credit trace (bench/replay_credit_trace.py, `--trace credit`; scoring in
+bench/replay_credit_score.py): 6 recurring mistakes (3 wrong invocations, 3 environment mistakes)
+with ground-truth fix commands, 8 sessions over 21 days, every result captured by
+bench/capture_credit.py. Played by two simulated agents, each on a project (and a home) of its own,
+with our hooks: PreToolUse (hooks/pre-bash, if the checkout has it) and PostToolUse /
+PostToolUseFailure around every Bash call, SessionStart and UserPromptSubmit as Claude Code runs them.
+- both follow CLAUDE.md's managed block as it stands when a session starts, and the
+  `<known-mistakes>` list of the session's first prompt: a rule or a listed fix naming a mistake's
+  fix makes the agent type the corrected command (an invocation) or run the fix first (an
+  environment mistake, once a session, needed or not), so the mistake is not made;
+- both follow an injected fix (pre-bash's or post-bash's `Known fix`). The pre-bash block cannot
+  stop the command it was injected for (it never denies, and Claude Code shows it with the
+  command's result): that command still runs and fails, and the agent acts on the fix after it. A fix that is another mistake's is followed too (its
+  commands, then the retry, which fails again); then, or when no fix was given, the agent finds
+  the fix itself: the mistake's read-only looks, its fix commands, the retry, which passes;
+- the cooperating agent also runs the `self-improve log …` line a nudge printed (through the Bash
+  tool, so the hooks see that call too), with the mistake's fix, unless the nudge gave its fix;
+  the non-cooperating one never calls `self-improve`.
+`review --yes` runs between sessions for both (the human's step). The reference skill (reading
+stdin) is played by the non-cooperating agent's behaviour; nothing of it is ever recalled.
+Figures: see bench/replay_credit_score.py; goals are printed next to them, met or not.
+
+The non-cooperating agent is not played on the main and mixed traces (``NOT_PLAYED`` says why):
+their recorded results hold no fix commands and no passing retry of the same command.
 """
 
 from __future__ import annotations
@@ -60,8 +85,11 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "bench"))
 
-import replay_mixed_trace as mixed_trace  # noqa: E402 - after the sys.path line above
+import replay_credit_score as credit_score  # noqa: E402 - after the sys.path line above
+import replay_credit_trace as credit_trace  # noqa: E402
+import replay_mixed_trace as mixed_trace  # noqa: E402
 import replay_trace as trace  # noqa: E402
+from replay_credit_score import same_text  # noqa: E402
 
 HOOKS = REPO / "hooks"
 REFERENCE = REPO / "bench" / "reference"
@@ -70,6 +98,7 @@ CORPUS = REPO / "tests" / "data" / "corpus" / "public.jsonl"  # a copy of shared
 MIXED_ROWS = REPO / "bench" / "data" / "mixed_subjects.jsonl"  # written by bench/capture_mixed.py
 BLOCK = re.compile(r"(\r?\n)?<!-- self-improve:begin.*?<!-- self-improve:end -->(\r?\n)?", re.DOTALL)
 KNOWN_FIX = re.compile(r"^Known fix \(from (\S+)[^)]*\): (.*)$", re.MULTILINE)
+LISTED_FIX = re.compile(r"^- [^\n]*?: Known fix \(from \S+[^)]*\): (.*)$", re.MULTILINE)  # a <known-mistakes> line
 PROJECT_FILES = {
     "CLAUDE.md": "# Cart service\n\nRun `pnpm test` before you push. Keep functions small.\n",
     "README.md": "# cart\n\nA small shop backend with a sales report.\n",
@@ -247,6 +276,8 @@ class Result:
     retired: int = 0
     retired_stale: int = 0
     archived: int = 0
+    revise: list[str] | None = None  # ids review --json proposed for revision; None: it has no `revise` list
+    working_retired: int = 0  # retired rules other than the one meant to go stale (goal 0)
     reminder_tokens: float = 0.0  # the prompt hook's output (reminders, correction nudges)
     error_tokens: float = 0.0
     managed_block_tokens: float = 0.0  # what CLAUDE.md/AGENTS.md carry at the end, read every session
@@ -405,6 +436,8 @@ class Ours:
         self.label_entries(env)
         plan = json.loads(self.cli(["review", "--json"], env) or "{}")
         reasons = {item["id"]: item["reasons"] for item in plan.get("retire", [])}
+        if "revise" in plan:
+            self.result.revise = sorted({*(self.result.revise or []), *(item["id"] for item in plan["revise"])})
         output = self.cli(["review", "--yes"], env)
         where = f"review after session {index + 1:>2} (day {session.day:>3})"
         promoted_now = set()
@@ -429,6 +462,7 @@ class Ours:
                 self.result.retired_stale += stale
                 meant = label.partition("/")[0] in trace.STALE_BY_DESIGN  # by its class: the subject is the output's
                 design = "the rule meant to go stale" if meant else "NOT the rule meant to go stale"
+                self.result.working_retired += not meant
                 self.result.events.append(f"{where}: retired {label} ({why}; {design})")
             elif verb == "archived":
                 self.result.archived += 1
@@ -564,15 +598,6 @@ class MixedScore:
     wrong_details: list[str] = field(default_factory=list)
 
 
-def same_text(injected_text: str, fix: str) -> bool:
-    """Whether a recalled fix is ``fix``: equal after collapsing white space, or a prefix of it
-    cut with an ellipsis (the hook's length cap)."""
-    got, want = " ".join(injected_text.split()), " ".join(fix.split())
-    if got == want:
-        return True
-    return got.endswith("…") and len(got) > 1 and want.startswith(got[:-1].rstrip())
-
-
 def fix_owner(injected_text: str, fixes: dict[str, str]) -> str | None:
     """The mistake whose fix this recalled text is, or None for a text that is nobody's."""
     return next((name for name, fix in fixes.items() if same_text(injected_text, fix)), None)
@@ -702,6 +727,425 @@ def mixed_table(columns: list[tuple[str, MixedScore]]) -> str:
     return "\n".join(lines)
 
 
+# ---- the credit trace: two simulated agents -------------------------------------------------------
+
+
+CREDIT_ROWS = REPO / "bench" / "data" / "credit_rows.jsonl"  # written by bench/capture_credit.py
+PRE_BASH_ABSENT = "n/a"  # how the report shows a figure the checkout cannot give yet
+
+
+def credit_day(offset: int) -> date:
+    return date.fromisoformat(credit_trace.START) + timedelta(days=offset)
+
+
+def credit_env(env: dict[str, str], offset: int, minute: int) -> dict[str, str]:
+    day = credit_day(offset).isoformat()
+    return {**env, "SELF_IMPROVE_NOW": f"{day}T{9 + minute // 60:02d}:{minute % 60:02d}:00Z", "SELF_IMPROVE_TODAY": day}
+
+
+def pre_tool_payload(project: Path, session: str, command: str, tool_use_id: str) -> bytes:
+    """What Claude Code pipes to a PreToolUse hook on Bash (the fields of its PostToolUse payload
+    before the result exists)."""
+    return json.dumps({
+        "session_id": session, "transcript_path": f"{project}/.claude-transcripts/{session}.jsonl",
+        "cwd": str(project), "permission_mode": "default", "hook_event_name": "PreToolUse", "tool_name": "Bash",
+        "tool_input": {"command": command, "description": "run"}, "tool_use_id": tool_use_id,
+    }).encode()
+
+
+def post_tool_payload(project: Path, session: str, row: dict, tool_use_id: str) -> bytes:
+    data = dict(row["payload"], cwd=str(project), session_id=session, tool_use_id=tool_use_id,
+                transcript_path=f"{project}/.claude-transcripts/{session}.jsonl")
+    return json.dumps(data).encode()
+
+
+def passing_payload(command: str, output: str) -> dict:
+    """A PostToolUse payload for a command the bench ran for real (the agent's `self-improve log`)."""
+    return {"payload": {"hook_event_name": "PostToolUse", "tool_name": "Bash", "permission_mode": "default",
+                        "tool_input": {"command": command, "description": "run"},
+                        "tool_response": {"stdout": output.rstrip("\n"), "stderr": "", "interrupted": False,
+                                          "isImage": False, "noOutputExpected": False}}}
+
+
+def known_fix_text(context: str) -> str | None:
+    found = KNOWN_FIX.search(context)
+    return found.group(2).strip() if found else None
+
+
+@dataclass
+class CreditRun:
+    """One agent's play of the credit trace (the figures are scored from ``occurrences``)."""
+
+    agent: str
+    occurrences: list[credit_score.Occurrence] = field(default_factory=list)
+    promoted: int = 0
+    revise: list[str] | None = None  # ids review --json proposed for revision; None: no `revise` list
+    retired: list[str] = field(default_factory=list)
+    working_retired: list[str] = field(default_factory=list)
+    archived: int = 0
+    needless_fix_runs: int = 0  # fix commands a rule made the agent run when nothing was broken
+    tokens: dict[str, float] = field(default_factory=lambda: {"session-start": 0.0, "prompt": 0.0, "pre-bash": 0.0,
+                                                               "post-bash": 0.0})
+    pre_bash_notes: int = 0  # pre-bash blocks injected
+    pre_bash_on_passing: int = 0  # ... before a command that then passed
+    pre_bash: bool = True  # the checkout has hooks/pre-bash
+    events: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    files_touched: list[str] = field(default_factory=list)
+
+
+class CreditHooks:
+    """Our hooks on a project of their own: what each hook injects, the CLI, CLAUDE.md's rules."""
+
+    reference = False
+
+    def __init__(self, work: Path, name: str, product: Path = REPO) -> None:
+        self.project = work / name
+        self.project.mkdir(parents=True)
+        # A home of its own: a shared one would let the user-level store carry one agent's
+        # lessons into the other's project.
+        self.env = base_env(work / f"{name}.user")
+        self.hooks = product / "hooks"
+        if product != REPO:
+            self.env.update(PYTHONPATH=str(product), SELF_IMPROVE_PYTHON=interpreter())
+        self.has_pre_bash = (self.hooks / "pre-bash").is_file()
+
+    def hook(self, name: str, stdin: bytes, env: dict[str, str]) -> str:
+        if not (self.hooks / name).is_file():
+            return ""
+        output = run([str(self.hooks / name)], stdin, env, self.project)
+        return injected(output) if output.strip() else ""
+
+    def cli(self, args: list[str], env: dict[str, str]) -> tuple[int, str, str]:
+        done = subprocess.run([interpreter(), "-m", "self_improve", *args], check=False, capture_output=True, env=env,
+                              cwd=self.project, timeout=60)
+        return done.returncode, done.stdout.decode("utf-8", "replace"), done.stderr.decode("utf-8", "replace")
+
+    def rules(self) -> dict[str, str]:
+        path = self.project / "CLAUDE.md"
+        found = BLOCK.search(path.read_text(encoding="utf-8")) if path.is_file() else None
+        return credit_score.managed_rules(found.group(0)) if found else {}
+
+
+class ReferenceHooks(CreditHooks):
+    """The reference skill reading stdin (its shipped $CLAUDE_TOOL_OUTPUT is never set: it would see
+    nothing at all): the activator on every prompt, the detector on PostToolUse only; its agent
+    appends an entry to .learnings/ERRORS.md whenever the detector fires. Nothing is recalled."""
+
+    reference = True
+
+    def __init__(self, work: Path, name: str) -> None:
+        super().__init__(work, name)
+        self.env["SOURCE"] = "stdin"
+        self.has_pre_bash = False
+        (self.project / ".learnings").mkdir()
+        self.errors = self.project / ".learnings" / "ERRORS.md"
+        self.errors.write_text("# Errors\n\n---\n", encoding="utf-8")
+        self.per_day: dict[str, int] = {}
+
+    def hook(self, name: str, stdin: bytes, env: dict[str, str]) -> str:
+        if name == "prompt-submit":
+            return run(["bash", str(REFERENCE / "activator.sh")], stdin, env, self.project)
+        if name != "post-bash" or json.loads(stdin).get("hook_event_name") != "PostToolUse":
+            return ""  # no session-start or pre-bash hook; PostToolUseFailure never reaches the detector
+        return run(["bash", str(REFERENCE / "error-detector.sh")], stdin, env, self.project)
+
+    def rules(self) -> dict[str, str]:
+        return {}
+
+
+class CreditAgent:
+    """A simulated agent on the credit trace (the module doc of bench/replay.py says what it does)."""
+
+    def __init__(self, hooks: CreditHooks, rows: dict[str, dict], cooperating: bool, agent: str) -> None:
+        self.hooks = hooks
+        self.rows = rows
+        self.cooperating = cooperating
+        self.out = CreditRun(agent=agent, pre_bash=hooks.has_pre_bash)
+        self.calls = 0
+        self.minute = 0
+        self.broken: set[str] = set()
+        self.rules: dict[str, str] = {}
+        self.ruled: set[str] = set()  # environment mistakes whose rule the agent applied this session
+        self.notes: list[str] = []  # this session's <known-mistakes> fixes
+        self.session = (0, "", 0)  # (index, session id, day)
+
+    # ---- one Bash call, as the harness runs it: PreToolUse, the command, PostToolUse ----
+
+    def env(self) -> dict[str, str]:
+        self.minute += 1
+        return credit_env(self.hooks.env, self.session[2], self.minute)
+
+    def tokens(self, source: str, context: str) -> None:
+        self.out.tokens[source] += len(context) / 4
+
+    def bash(self, command: str, row: dict | None = None) -> tuple[str, str, str]:
+        """Run ``command`` through the hooks: (pre-bash context, post-bash context, mistake made or "")."""
+        self.calls += 1
+        tool_use_id = f"toolu_credit_{self.calls:04d}"
+        _, sid, _ = self.session
+        pre = self.hooks.hook("pre-bash", pre_tool_payload(self.hooks.project, sid, command, tool_use_id), self.env())
+        self.tokens("pre-bash", pre)
+        mistake = ""
+        if row is None:
+            row_id, mistake = credit_trace.result(command, self.broken)
+            row = self.rows[row_id]
+            if not mistake and command in credit_trace.CLEARS:
+                self.broken.discard(credit_trace.CLEARS[command])
+        if "<known-fix>" in pre:
+            self.out.pre_bash_notes += 1
+            self.out.pre_bash_on_passing += not mistake
+        post = self.hooks.hook("post-bash", post_tool_payload(self.hooks.project, sid, row, tool_use_id), self.env())
+        self.tokens("post-bash", post)
+        if self.hooks.reference and "<error-detected>" in post:
+            self.reference_logs(command, row)
+        return pre, post, mistake
+
+    def reference_logs(self, command: str, row: dict) -> None:
+        hooks = self.hooks
+        assert isinstance(hooks, ReferenceHooks)
+        day = credit_day(self.session[2]).strftime("%Y%m%d")
+        hooks.per_day[day] = hooks.per_day.get(day, 0) + 1
+        entry = REFERENCE_ENTRY.format(
+            id=f"ERR-{day}-{hooks.per_day[day]:03d}", name=command.split()[0], logged=f"{credit_day(self.session[2])}T09:00:00Z",
+            summary="Command output mentioned an error", excerpt=row["output"][-200:], command=command, fix="None needed")
+        with hooks.errors.open("a", encoding="utf-8") as handle:
+            handle.write("\n" + entry)
+
+    # ---- the agent ----
+
+    def play(self, sessions: tuple[credit_trace.Session, ...]) -> CreditRun:
+        before = snapshot(self.hooks.project)
+        if not self.hooks.reference:
+            self.cli(["init"], credit_env(self.hooks.env, sessions[0].day, 0))
+        for index, session in enumerate(sessions):
+            self.session = (index, session_id(index, "credit"), session.day)
+            self.minute = 0
+            self.broken = set(session.broken)
+            self.ruled = set()
+            self.rules = self.hooks.rules()  # CLAUDE.md as the session starts
+            self.notes = []  # the Known fix texts of the first prompt's <known-mistakes> list
+            self.tokens("session-start", self.hooks.hook("session-start", json.dumps({
+                "session_id": self.session[1], "cwd": str(self.hooks.project), "hook_event_name": "SessionStart",
+                "source": "startup", "transcript_path": f"{self.hooks.project}/.claude-transcripts/{self.session[1]}.jsonl",
+            }).encode(), self.env()))
+            for step in session.steps:
+                said = self.hooks.hook("prompt-submit", prompt_payload(self.hooks.project, self.session[1], step.prompt), self.env())
+                self.tokens("prompt", said)
+                if "<known-mistakes>" in said:  # the agent reads it before it runs anything
+                    self.notes += [found.group(1).strip() for found in LISTED_FIX.finditer(said)]
+                for command in step.commands:
+                    chain: list[str] = []
+                    self.attempt(self.follow_rules(command), chain)
+            if not self.hooks.reference:
+                self.review(index, session)
+        self.out.files_touched = touched(before, snapshot(self.hooks.project))
+        return self.out
+
+    def follow_rules(self, command: str) -> str:
+        """What the agent runs instead of ``command`` under CLAUDE.md's rules: a rule naming an
+        invocation mistake's fix makes it type the corrected command; one naming an environment
+        mistake's fix makes it run the fix first (once a session, needed or not)."""
+        where = f"session {self.session[0] + 1}"
+        changed = True
+        while changed:
+            changed = False
+            for name, mistake in credit_trace.MISTAKES.items():
+                by_rule = any(credit_score.names_fix(r, mistake) for r in self.rules.values())
+                if mistake.attempt != command or not (by_rule or any(credit_score.names_fix(n, mistake) for n in self.notes)):
+                    continue
+                by = "rule" if by_rule else "prompt"
+                if mistake.kind == "invocation":
+                    self.out.occurrences.append(credit_score.Occurrence(name, where, prevented=True, prevented_by=by))
+                    command, changed = mistake.passes, True
+                    break
+                if name in self.ruled:
+                    continue
+                self.ruled.add(name)
+                needed = mistake.condition in self.broken
+                for fix in mistake.fix:
+                    self.bash(fix)
+                if needed:
+                    self.out.occurrences.append(credit_score.Occurrence(name, where, prevented=True, prevented_by=by))
+                else:
+                    self.out.needless_fix_runs += len(mistake.fix)
+        return command
+
+    def attempt(self, command: str, chain: list[str]) -> None:
+        """Run ``command``; on a mistake, get it fixed (the given fix, else its own) and retry."""
+        pre, post, name = self.bash(command)
+        if not name:
+            return
+        mistake = credit_trace.MISTAKES[name]
+        occ = credit_score.Occurrence(name, f"session {self.session[0] + 1}", before=known_fix_text(pre),
+                                      after=known_fix_text(post), exempt=tuple(chain))
+        self.out.occurrences.append(occ)
+        given = [text for text in (occ.after, occ.before) if text is not None]
+        right = any(credit_score.names_fix(text, mistake) for text in given)
+        if not right and given:  # it follows the fix it was given: another mistake's, or nobody's
+            other = next((o for text in given for o in credit_score.owners(text, credit_trace.MISTAKES) if o != name), None)
+            if other is not None:
+                for fix in credit_trace.MISTAKES[other].fix:
+                    if fix != command:
+                        self.bash(fix)
+                _, _, again = self.bash(command)
+                occ.failed_again = again == name
+                if not again:
+                    return
+        if not right:  # it finds the fix itself
+            for look in mistake.looks:
+                self.bash(look)
+        for fix in mistake.to_run[:-1]:
+            self.bash(fix)
+        self.attempt(self.follow_rules(mistake.to_run[-1]), [*chain, name])
+        if self.cooperating and not right and "<error-detected>" in post:
+            occ.logged = self.log(post, mistake)
+
+    def log(self, nudge: str, mistake: credit_trace.Mistake) -> bool:
+        """Run the `self-improve log …` line the nudge printed, through the Bash tool (so the hooks see it)."""
+        words = printed_log_command(nudge, {"<fix>": mistake.logged_fix, "<one-line summary>": mistake.summary})
+        if words is None:
+            if known_fix_text(nudge) is None:
+                self.out.problems.append(f"session {self.session[0] + 1}: a nudge without a `self-improve log` command: {nudge!r}")
+            return False
+        command = shlex.join(["self-improve", *words[1:]])
+        _, sid, _ = self.session
+        self.calls += 1
+        tool_use_id = f"toolu_credit_{self.calls:04d}"
+        self.tokens("pre-bash", self.hooks.hook("pre-bash", pre_tool_payload(self.hooks.project, sid, command, tool_use_id), self.env()))
+        code, stdout, stderr = self.hooks.cli(words[1:], self.env())
+        if code != 0:  # the Bash tool would show the agent a failure; what matters here is the log
+            self.out.problems.append(f"`{command[:60]}…` exited {code}: {stderr.strip()}")
+        row = passing_payload(command, stdout)
+        self.tokens("post-bash", self.hooks.hook("post-bash", post_tool_payload(self.hooks.project, sid, row, tool_use_id), self.env()))
+        return code == 0
+
+    def cli(self, args: list[str], env: dict[str, str]) -> str:
+        code, stdout, stderr = self.hooks.cli(args, env)
+        if code != 0:
+            self.out.problems.append(f"`self-improve {' '.join(args[:3])}` exited {code}: {stderr.strip()}")
+        return stdout
+
+    def review(self, index: int, session: credit_trace.Session) -> None:
+        """The human's step between sessions: `review --yes` (and --json, for the revise list)."""
+        env = credit_env(self.hooks.env, session.day, 600)
+        plan = json.loads(self.cli(["review", "--json"], env) or "{}")
+        if "revise" in plan:
+            self.out.revise = sorted({*(self.out.revise or []), *(item["id"] for item in plan["revise"])})
+        rules = self.hooks.rules()
+        where = f"review after session {index + 1} (day {session.day})"
+        for line in self.cli(["review", "--yes"], env).splitlines():
+            verb, _, rest = line.partition(" ")
+            entry_id = rest.split(" ", 1)[0]
+            if verb == "promoted":
+                self.out.promoted += 1
+                self.out.events.append(f"{where}: promoted {entry_id}: {self.hooks.rules().get(entry_id, '?')!r}")
+            elif verb == "retired":
+                self.out.retired.append(entry_id)
+                working = credit_score.working_rules_retired([entry_id], rules, credit_trace.MISTAKES)
+                self.out.working_retired += working
+                self.out.events.append(f"{where}: retired {entry_id}: {rules.get(entry_id, '?')!r}"
+                                       + (" (a WORKING rule)" if working else ""))
+            elif verb == "archived":
+                self.out.archived += 1
+        for entry_id in (self.out.revise or []):
+            marker = f"{where}: proposed for revision: {entry_id}"
+            if entry_id in {item["id"] for item in plan.get("revise", [])} and marker not in self.out.events:
+                self.out.events.append(marker)
+
+
+CREDIT_COLUMNS = {"cooperating": "cooperating", "non_cooperating": "non-cooperating", "reference": "reference (stdin)"}
+
+
+def play_credit(work: Path, sessions: tuple[credit_trace.Session, ...] | None = None) -> dict:
+    """The credit trace for the two agents on our hooks and for the reference; scored."""
+    rows = corpus(CREDIT_ROWS)
+    sessions = sessions or credit_trace.SESSIONS
+    runs = {
+        "cooperating": CreditAgent(CreditHooks(work, "credit-cooperating"), rows, True, "cooperating").play(sessions),
+        "non_cooperating": CreditAgent(CreditHooks(work, "credit-non-cooperating"), rows, False, "non-cooperating").play(sessions),
+        "reference": CreditAgent(ReferenceHooks(work, "credit-reference"), rows, False, "reference").play(sessions),
+    }
+    out: dict = {"sessions": len(sessions), "days": sessions[-1].day - sessions[0].day, "mistakes": len(credit_trace.MISTAKES)}
+    for name, played in runs.items():
+        score = credit_score.score_credit(played.occurrences, credit_trace.MISTAKES)
+        figures = asdict(played)
+        figures["occurrences"] = [asdict(o) for o in played.occurrences]
+        figures["score"] = {**asdict(score), "before": score.before, "right": score.right}
+        figures["goals"] = ([] if name == "reference" else
+                            [{"goal": g, "figure": f, "met": m} for g, f, m in credit_score.goals(score, name == "cooperating")])
+        figures["tokens_total"] = sum(played.tokens.values())
+        out[name] = figures
+    return out
+
+
+def credit_table(result: dict) -> str:
+    def na(run: dict, value: str, pre_bash: bool = False, revise: bool = False) -> str:
+        if run["agent"] == "reference":
+            return value
+        if pre_bash and not run["pre_bash"]:
+            return PRE_BASH_ABSENT
+        if revise and run["revise"] is None:
+            return PRE_BASH_ABSENT
+        return value
+
+    columns = [result[name] for name in CREDIT_COLUMNS]
+    rows: list[tuple[str, list[str]]] = [
+        ("scripted attempts at a mistake", [str(r["score"]["attempts"]) for r in columns]),
+        ("repeats of a known mistake", [str(r["score"]["repeats"]) for r in columns]),
+        ("  ... right fix before the command: rule in CLAUDE.md", [str(r["score"]["before_rule"]) for r in columns]),
+        ("  ... right fix before the command: first prompt's list", [str(r["score"]["before_prompt"]) for r in columns]),
+        ("  ... right fix with the command: pre-bash (shown with the result)",
+         [na(r, str(r["score"]["with_command_pre_bash"]), pre_bash=True) for r in columns]),
+        ("  ... right fix just in time (post-bash)", [str(r["score"]["just_in_time"]) for r in columns]),
+        ("  ... right fix in all", [f"{r['score']['right']}/{r['score']['repeats']}" for r in columns]),
+        ("  ... given no fix / only a wrong one", [f"{r['score']['missed_no_fix']} / {r['score']['missed_wrong_fix']}" for r in columns]),
+        ("wrong fixes (another mistake's; goal 0)", [str(r["score"]["wrong_fixes"]) for r in columns]),
+        ("recalled texts that are no mistake's fix", [str(r["score"]["unrelated_fixes"]) for r in columns]),
+        ("failing commands run", [str(r["score"]["failures_run"]) for r in columns]),
+        ("fixes logged by the agent", [str(r["score"]["logged"]) for r in columns]),
+        ("rules promoted", [str(r["promoted"]) for r in columns]),
+        ("rules proposed for revision", [na(r, str(len(r["revise"] or [])), revise=True) for r in columns]),
+        ("working rules wrongly retired (goal 0)", [str(len(r["working_retired"])) for r in columns]),
+        ("fix commands a rule ran needlessly", [str(r["needless_fix_runs"]) for r in columns]),
+        ("pre-bash blocks (on a command that then passed)",
+         [na(r, f"{r['pre_bash_notes']} ({r['pre_bash_on_passing']})", pre_bash=True) for r in columns]),
+        ("tokens injected: session start + prompts", [f"{r['tokens']['session-start'] + r['tokens']['prompt']:.0f}" for r in columns]),
+        ("tokens injected: pre-bash", [na(r, f"{r['tokens']['pre-bash']:.0f}", pre_bash=True) for r in columns]),
+        ("tokens injected: post-bash", [f"{r['tokens']['post-bash']:.0f}" for r in columns]),
+        ("tokens injected: total (chars/4)", [f"{r['tokens_total']:.0f}" for r in columns]),
+        ("files touched outside .learnings/ + our block", [str(len(r["files_touched"])) for r in columns]),
+    ]
+    heads = list(CREDIT_COLUMNS.values())
+    widths = [max(len(name) for name, _ in rows)] + [max(10, len(h)) for h in heads]
+    lines = ["  ".join([" " * widths[0], *(f"{h:>{w}}" for h, w in zip(heads, widths[1:], strict=True))])]
+    for name, values in rows:
+        lines.append("  ".join([f"{name:<{widths[0]}}", *(f"{v:>{w}}" for v, w in zip(values, widths[1:], strict=True))]))
+    return "\n".join(lines)
+
+
+def print_credit(result: dict) -> None:
+    print(f"credit trace: {result['mistakes']} mistakes, {result['sessions']} sessions over {result['days']} simulated days "
+          "(every Bash result a real capture: bench/capture_credit.py)")
+    if not result["cooperating"]["pre_bash"]:
+        print("hooks/pre-bash is absent from this checkout: its figures are n/a")
+    print()
+    print(credit_table(result))
+    print()
+    print("goals (printed, never tuned to):")
+    for name in ("non_cooperating", "cooperating"):
+        for goal, figure, met in (tuple(g.values()) for g in result[name]["goals"]):
+            print(f"  {CREDIT_COLUMNS[name]:<16} {goal:<42} {figure:<14} {'met' if met else 'MISSED'}")
+    for name, head in CREDIT_COLUMNS.items():
+        run = result[name]
+        details = run["score"]["wrong_details"]
+        if run["events"] or details or run["problems"]:
+            print()
+            print(f"{head}:")
+            for line in [*run["events"], *(f"wrong fix: {d}" for d in details), *(f"problem: {p}" for p in run["problems"])]:
+                print(f"  {line}")
+
+
 # ---- report -----------------------------------------------------------------------------------------
 
 
@@ -717,6 +1161,8 @@ def table(ours: Result, shipped: Result, stdin: Result) -> str:
         ("rules promoted", [str(r.promoted) for r in columns]),
         ("  ... at the first review after the 3rd occurrence", [str(r.promoted_on_time) for r in columns]),
         ("rules retired after going stale (>180 d)", [str(r.retired_stale) for r in columns]),
+        ("working rules wrongly retired (goal 0)", [str(r.working_retired) for r in columns]),
+        ("rules proposed for revision", [str(len(r.revise)) if r.revise is not None else "n/a" for r in columns]),
         ("entries archived", [str(r.archived) for r in columns]),
         ("tokens injected: prompt hook (reminders)", [f"{r.reminder_tokens:.0f}" for r in columns]),
         ("tokens injected: error blocks / known fixes", [f"{r.error_tokens:.0f}" for r in columns]),
@@ -791,11 +1237,22 @@ def print_mixed(result: dict) -> None:
             print(f"  {short}" + (f" ({count} times)" if count > 1 else ""))
 
 
+# Why the non-cooperating agent is not played on the older traces (printed, and in --json).
+NOT_PLAYED = {
+    "main": ("not played: the corpus holds no captured fix commands for its failures, and the passing "
+             "results a retry gives (PASS_AFTER_FIX) are other commands, so no fix could be observed honestly"),
+    "mixed": ("not played: the trace is failures only (no captured fix commands or passing retries), and most "
+              "of its fixes are code edits or need the network (pip/pnpm/cargo installs), which this machine cannot capture"),
+}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--trace", choices=("main", "mixed", "both"), default="both",
-                        help="the main trace, the mixed-subject trace, or both (default)")
+    parser.add_argument("--trace", choices=("main", "mixed", "credit", "both", "all"), default="all",
+                        help="one trace; both = main and mixed; all (default) = main, mixed and credit")
     parser.add_argument("--sessions", type=int, default=len(trace.SESSIONS), help="play only the first N sessions of the main trace")
+    parser.add_argument("--credit-sessions", type=int, default=len(credit_trace.SESSIONS),
+                        help="play only the first N sessions of the credit trace")
     parser.add_argument("--baseline", type=Path, help="another checkout of ours (its hooks/ and self_improve/), "
                         "played on the mixed trace beside this one, e.g. the tree before a change")
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
@@ -807,15 +1264,18 @@ def main(argv: list[str] | None = None) -> int:
     work = Path(tempfile.mkdtemp(prefix="si-bench-replay-"))
     report: dict = {}
     try:
-        if args.trace in ("main", "both"):
+        if args.trace in ("main", "both", "all"):
             rows = corpus()
             ours = Ours(work, rows).play(sessions)
             shipped = play_reference(work, rows, sessions, "env")
             stdin = play_reference(work, rows, sessions, "stdin")
             report.update(sessions=len(sessions), ours=asdict(ours), reference_shipped=asdict(shipped),
-                          reference_stdin=asdict(stdin))
-        if args.trace in ("mixed", "both"):
+                          reference_stdin=asdict(stdin), non_cooperating=NOT_PLAYED["main"])
+        if args.trace in ("mixed", "both", "all"):
             report["mixed"] = play_mixed(work, args.baseline.resolve() if args.baseline else None)
+            report["mixed"]["non_cooperating"] = NOT_PLAYED["mixed"]
+        if args.trace in ("credit", "all"):
+            report["credit"] = play_credit(work, credit_trace.SESSIONS[: max(1, args.credit_sessions)])
     finally:
         if args.keep:
             sys.stderr.write(f"kept: {work}\n")
@@ -824,7 +1284,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         print(json.dumps(report, indent=2, sort_keys=True))
         return 0
-    if args.trace in ("main", "both"):
+    if args.trace in ("main", "both", "all"):
         span = sessions[-1].day - sessions[0].day
         prompts = sum(len(s.steps) for s in sessions)
         print(f"trace: {len(sessions)} sessions over {span} simulated days, {prompts} prompts, "
@@ -843,11 +1303,20 @@ def main(argv: list[str] | None = None) -> int:
             print("problems:")
             for problem in ours.problems:
                 print(f"  {problem}")
-    if args.trace == "both":
+        print()
+        print(f"ours is the cooperating agent here; the non-cooperating agent: {NOT_PLAYED['main']}")
+    if args.trace in ("both", "all"):
         print()
         print()
-    if args.trace in ("mixed", "both"):
+    if args.trace in ("mixed", "both", "all"):
         print_mixed(report["mixed"])
+        print()
+        print(f"ours is the cooperating agent here; the non-cooperating agent: {NOT_PLAYED['mixed']}")
+    if args.trace == "all":
+        print()
+        print()
+    if args.trace in ("credit", "all"):
+        print_credit(report["credit"])
     return 0
 
 

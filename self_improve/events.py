@@ -107,6 +107,18 @@ class ToolResult(Frozen):
         self._set(command, output, exit_code, session, cwd, interrupted)
 
 
+class ToolCall(Frozen):
+    """A shell command about to run (a pre-tool event)."""
+
+    __slots__ = ("command", "session", "cwd")
+    command: str
+    session: str
+    cwd: str
+
+    def __init__(self, command: str, session: str, cwd: str) -> None:
+        self._set(command, session, cwd)
+
+
 class Prompt(Frozen):
     """One user prompt, as submitted."""
 

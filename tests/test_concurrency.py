@@ -76,4 +76,4 @@ def test_another_program_rewriting_settings_during_install_keeps_its_keys_and_ou
         hooks = value["hooks"]
         assert isinstance(hooks, dict)
         commands = [h["command"] for groups in hooks.values() for g in groups for h in g["hooks"]]
-        assert sorted(command.rsplit("/", 1)[1] for command in commands) == ["post-bash", "post-bash", "prompt-submit"], trial
+        assert sorted(command.rsplit("/", 1)[1] for command in commands) == ["post-bash", "post-bash", "pre-bash", "prompt-submit"], trial

@@ -158,3 +158,192 @@ def test_the_mixed_trace_is_well_formed() -> None:
     for row in rows.values():
         event = "PostToolUseFailure" if row["exit_code"] else "PostToolUse"
         assert row["payload"]["hook_event_name"] == event and row["payload"]["tool_input"]["command"] == row["command"]
+
+
+# ---- the credit trace: scoring on hand-made occurrences ------------------------------------------
+
+score = replay.credit_score
+credit_trace = replay.credit_trace
+MISTAKES = credit_trace.MISTAKES
+YAML_OBSERVED = "Last time: `pip install pyyaml`, then `python3 app.py` passed."
+
+
+def occ(mistake: str, **fields: object) -> object:
+    return score.Occurrence(mistake, "session 1", **fields)
+
+
+def test_a_recalled_fix_is_right_when_it_names_the_fix_commands_or_the_logged_text() -> None:
+    assert score.names_fix(YAML_OBSERVED, MISTAKES["yaml-missing"])
+    assert score.names_fix(MISTAKES["yaml-missing"].logged_fix, MISTAKES["yaml-missing"])
+    assert score.names_fix(YAML_OBSERVED, MISTAKES["python-not-installed"])  # it names `python3 app.py` too
+    assert not score.names_fix("Last time: `python3 app.py` passed instead of `python app.py`.", MISTAKES["yaml-missing"])
+    assert not score.names_fix("Install the dependencies first", MISTAKES["yaml-missing"])
+    assert score.owners("Last time: `git pull --rebase`, then `git push` passed.", MISTAKES) == ["push-rejected"]
+    assert score.owners("reinstall python", MISTAKES) == []
+
+
+def test_credit_score_counts_each_repeat_once_by_when_it_got_the_right_fix() -> None:
+    got = score.score_credit([
+        occ("yaml-missing"),  # first: not a repeat
+        occ("yaml-missing", prevented=True, prevented_by="rule"),  # a rule: before
+        occ("yaml-missing", prevented=True, prevented_by="prompt"),  # the first prompt's list: before
+        occ("yaml-missing", before=YAML_OBSERVED, after=YAML_OBSERVED),  # pre-bash: with the command
+        occ("yaml-missing", after=YAML_OBSERVED),  # post-bash only: just in time
+        occ("yaml-missing", before="Last time: `git pull --rebase`, then `git push` passed.", after=YAML_OBSERVED),
+        occ("yaml-missing"),  # nothing: a miss
+        occ("yaml-missing", after="Last time: `cp .env.example .env`, then `python3 app.py` passed.", failed_again=True),
+        occ("yaml-missing", after="reinstall python"),  # no mistake's fix: a miss, not a wrong fix
+    ], MISTAKES)
+    assert (got.attempts, got.repeats, got.before_rule, got.before_prompt) == (9, 8, 1, 1)
+    assert (got.with_command_pre_bash, got.just_in_time) == (1, 2)
+    assert (got.missed_no_fix, got.missed_wrong_fix, got.wrong_fixes, got.unrelated_fixes) == (1, 2, 2, 1)
+    assert (got.before, got.right, got.failures_run) == (2, 5, 8)  # 7 not prevented + 1 failed again
+    assert got.wrong_details == [
+        "session 1: yaml-missing was given the fix of push-rejected with the command: "
+        "'Last time: `git pull --rebase`, then `git push` passed.'",
+        "session 1: yaml-missing was given the fix of python-not-installed and env-missing after the command: "
+        "'Last time: `cp .env.example .env`, then `python3 app.py` passed.'",
+    ]
+
+
+def test_the_fix_of_the_previous_link_of_a_chain_is_not_a_wrong_fix() -> None:
+    chain = score.score_credit([
+        occ("yaml-missing", after=YAML_OBSERVED),
+        occ("env-missing", before=MISTAKES["yaml-missing"].logged_fix, exempt=("yaml-missing",)),
+    ], MISTAKES)
+    assert (chain.wrong_fixes, chain.repeats) == (0, 0)
+    alone = score.score_credit([occ("env-missing", before=MISTAKES["yaml-missing"].logged_fix)], MISTAKES)
+    assert alone.wrong_fixes == 1
+
+
+def test_goals_are_judged_on_the_figures() -> None:
+    met = score.CreditScore(repeats=20, before_rule=6, before_prompt=4, just_in_time=9)
+    assert [m for _, _, m in score.goals(met, cooperating=False)] == [True]  # 19/20 >= 80%
+    assert [m for _, _, m in score.goals(met, cooperating=True)] == [True, True]  # 19/20 = 95%; 10/19 before
+    assert [m for _, _, m in score.goals(score.CreditScore(repeats=20, before_rule=2, just_in_time=16), True)] == [False, False]
+    assert score.goals(met, cooperating=True)[0][1] == "19/20 = 95%"
+    assert [m for _, _, m in score.goals(score.CreditScore(repeats=0), cooperating=True)] == [False, False]
+
+
+def test_managed_rules_and_working_rules_retired() -> None:
+    block = ("<!-- self-improve:begin (managed) -->\n## Learned rules\n"
+             "- git pull --rebase first, then git push again <!-- ERR-20250304-abc -->\n"
+             "- Keep functions small <!-- LRN-20250303-def -->\n<!-- self-improve:end -->\n")
+    rules = score.managed_rules(block)
+    assert rules == {"ERR-20250304-abc": "git pull --rebase first, then git push again",
+                     "LRN-20250303-def": "Keep functions small"}
+    assert score.working_rules_retired(["LRN-20250303-def", "ERR-20250304-abc", "ERR-x"], rules, MISTAKES) == ["ERR-20250304-abc"]
+
+
+def test_the_credit_world_gives_the_row_of_the_first_broken_condition() -> None:
+    assert credit_trace.result("python3 app.py", {"no-yaml", "no-env"}) == ("k02", "yaml-missing")
+    assert credit_trace.result("python3 app.py", {"no-env"}) == ("k04", "env-missing")
+    assert credit_trace.result("python3 app.py", set()) == ("k08", "")
+    assert credit_trace.result("python app.py", set()) == ("k01", "python-not-installed")
+    assert MISTAKES["python-not-installed"].to_run == ("python3 app.py",)
+    assert MISTAKES["env-missing"].to_run == ("cp .env.example .env", "python3 app.py")
+
+
+def test_the_credit_trace_is_well_formed() -> None:
+    rows = replay.corpus(replay.CREDIT_ROWS)
+    for command, options in credit_trace.RESULTS.items():
+        for _, row_id, mistake in options:
+            row = rows[row_id]
+            assert row["command"] == command and row["payload"]["tool_input"]["command"] == command
+            assert (row["exit_code"] != 0) == bool(mistake), row_id  # a failing row is a mistake, and only that
+            event = "PostToolUseFailure" if row["exit_code"] else "PostToolUse"
+            assert row["payload"]["hook_event_name"] == event
+            if row["exit_code"]:
+                assert row["payload"]["error"] == f"Exit code {row['exit_code']}\n{row['output']}"
+    for name, mistake in MISTAKES.items():
+        assert credit_trace.result(mistake.attempt, {mistake.condition} - {""})[1] == name
+        assert all(command in credit_trace.RESULTS for command in (*mistake.fix, mistake.passes, *mistake.looks))
+        assert score.owners(mistake.logged_fix, MISTAKES) == [name], name  # each logged fix names only its own
+    commands = {c for s in credit_trace.SESSIONS for step in s.steps for c in step.commands}
+    assert commands <= credit_trace.RESULTS.keys()
+    days = [s.day for s in credit_trace.SESSIONS]
+    assert days == sorted(days) and len(days) == 8 and days[-1] <= 28
+
+
+class FakeHooks:
+    """Our hooks as the agent sees them, scripted: a Known fix for ``fixed`` commands' failures."""
+
+    reference = False
+    has_pre_bash = True
+
+    def __init__(self, tmp: Path, fixes: dict[str, str], rules: dict[str, str] | None = None) -> None:
+        self.project, self.env, self.fixes, self.ruled = tmp, {}, fixes, rules or {}
+        self.calls: list[tuple[str, str]] = []
+
+    def hook(self, name: str, stdin: bytes, env: dict[str, str]) -> str:
+        data = json.loads(stdin)
+        command = (data.get("tool_input") or {}).get("command", "")
+        if name in ("pre-bash", "post-bash"):
+            self.calls.append((name, command))
+        fix = self.fixes.get(command)
+        if name == "post-bash" and data["hook_event_name"] == "PostToolUseFailure":
+            line = f"Known fix (from ERR-1 in this repo): {fix}\n" if fix else (
+                'self-improve log error --pattern-key k --action "<fix>" "<one-line summary>"\n')
+            return f"<error-detected>\nk: a failure.\n{line}</error-detected>"
+        return ""
+
+    def cli(self, args: list[str], env: dict[str, str]) -> tuple[int, str, str]:
+        self.calls.append(("cli", " ".join(args[:2])))
+        return 0, "", ""
+
+    def rules(self) -> dict[str, str]:
+        return self.ruled
+
+
+def test_the_agents_follow_a_rule_a_given_fix_or_find_the_fix_themselves(tmp_path: Path) -> None:
+    rows = replay.corpus(replay.CREDIT_ROWS)
+    session = credit_trace.Session(0, frozenset({"no-yaml", "remote-ahead"}), (
+        credit_trace.Step("run it", ("python app.py", "git push")),))
+    hooks = FakeHooks(tmp_path, {"python app.py": "Last time: `python3 app.py` passed instead of `python app.py`."})
+    agent = replay.CreditAgent(hooks, rows, cooperating=True, agent="cooperating")
+    agent.review = lambda index, session: None  # no CLI review here
+    played = agent.play((session,))
+    assert [(o.mistake, o.prevented, o.after is not None, o.logged) for o in played.occurrences] == [
+        ("python-not-installed", False, True, False),  # given its fix: follows it, logs nothing
+        ("yaml-missing", False, False, True),  # no fix: finds it, then logs it
+        ("push-rejected", False, False, True),
+    ]
+    bash = [command for name, command in hooks.calls if name == "post-bash"]
+    assert bash == ["python app.py", "python3 app.py", "pip install pyyaml", "python3 app.py", "self-improve log error "
+                    "--pattern-key k --action 'pip install pyyaml in the project venv (the module is yaml, the package PyYAML)' "
+                    "'app.py failed: PyYAML is not installed'", "git push", "git status", "git pull --rebase", "git push",
+                    "self-improve log error --pattern-key k --action 'git pull --rebase first, then git push again' "
+                    "'git push rejected: the remote had new commits'"]
+    ruled = FakeHooks(tmp_path, {}, rules={"ERR-2": "Only python3 here: python3 app.py", "ERR-3": YAML_OBSERVED})
+    agent = replay.CreditAgent(ruled, rows, cooperating=False, agent="non-cooperating")
+    agent.review = lambda index, session: None
+    played = agent.play((session,))
+    assert [(o.mistake, o.prevented) for o in played.occurrences] == [
+        ("python-not-installed", True), ("yaml-missing", True), ("push-rejected", False)]
+    assert [c for n, c in ruled.calls if n == "post-bash"] == [
+        "pip install pyyaml", "python3 app.py", "git push", "git status", "git pull --rebase", "git push"]
+    assert [c for n, c in ruled.calls if n == "cli"] == ["init"]  # the human's; the agent never calls self-improve
+
+
+@pytest.fixture(scope="module")
+def credit() -> dict:
+    done = subprocess.run([sys.executable, str(BENCH), "--trace", "credit", "--credit-sessions", "3", "--json"], check=False,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)["credit"]
+
+
+def test_credit_on_three_sessions(credit: dict) -> None:
+    assert credit["sessions"] == 3
+    for name in ("cooperating", "non_cooperating", "reference"):
+        run = credit[name]
+        assert run["problems"] == [] and run["files_touched"] == [], name
+        got = run["score"]
+        # The trace's attempts, whatever the agent does: session 1 makes 5 mistakes, session 2 one
+        # (the push), session 3 five, all repeats (python, yaml, npm, pytest, push).
+        assert (got["attempts"], got["repeats"]) == (11, 5), name
+        assert got["right"] + got["missed_no_fix"] + got["missed_wrong_fix"] == got["repeats"]
+    assert credit["reference"]["score"]["right"] == 0 and credit["reference"]["tokens"]["pre-bash"] == 0
+    assert credit["non_cooperating"]["score"]["logged"] == 0
+    assert credit["cooperating"]["score"]["logged"] >= 5  # every first failure had no fix to give
+    assert credit["non_cooperating"]["score"]["right"] >= 1  # an observed fix is recalled in a later session

@@ -28,9 +28,14 @@ from self_improve.output import colour, print_json
 from self_improve.store.location import find_root
 
 # (event, matcher) pairs each harness needs; see plugin.toml.
-CLAUDE_EVENTS = (("UserPromptSubmit", None), ("PostToolUse", "Bash"), ("PostToolUseFailure", "Bash"))
-CODEX_EVENTS = (("UserPromptSubmit", None), ("PostToolUse", "Bash"))
+CLAUDE_EVENTS = (("UserPromptSubmit", None), ("PostToolUse", "Bash"), ("PreToolUse", "Bash"), ("PostToolUseFailure", "Bash"))
+CODEX_EVENTS = (("UserPromptSubmit", None), ("PostToolUse", "Bash"), ("PreToolUse", "Bash"))
 FIXTURE_SESSION = "self-improve-doctor"
+SAMPLE_COMMAND = 'python3 -c "import nosuchmod"'
+SAMPLE_FINGERPRINT = "deps.module-not-found/python:nosuchmod"
+# What each script is fed, and what its answer must hold.
+SAMPLE_EVENTS = {"post-bash": ("PostToolUseFailure", "<error-detected>"), "pre-bash": ("PreToolUse", "<known-fix>"),
+                 "prompt-submit": ("UserPromptSubmit", "<self-improvement-reminder>")}
 
 
 @dataclass(frozen=True)
@@ -241,9 +246,16 @@ def _sample_payloads(project: Path) -> dict[str, dict[str, Any]]:
             **common,
             "hook_event_name": "PostToolUseFailure",
             "tool_name": "Bash",
-            "tool_input": {"command": 'python3 -c "import nosuchmod"', "description": "run"},
+            "tool_input": {"command": SAMPLE_COMMAND, "description": "run"},
             "error": "Exit code 1\nModuleNotFoundError: No module named 'nosuchmod'",
             "is_interrupt": False,
+        },
+        "PreToolUse": {
+            **common,
+            "hook_event_name": "PreToolUse",
+            "tool_name": "Bash",
+            "tool_input": {"command": SAMPLE_COMMAND, "description": "run"},
+            "tool_use_id": "self-improve-doctor",
         },
         "PostToolUse": {
             **common,
@@ -259,11 +271,13 @@ def _fire(name: str, registration: FoundHook, python: str, script: Path) -> Chec
     """Feed the hook a sample payload in a scratch project (never the user's) and time it."""
     from self_improve.store.store import Store
 
-    event = "PostToolUseFailure" if script.name == "post-bash" else "UserPromptSubmit"
-    expected = "<error-detected>" if event == "PostToolUseFailure" else "<self-improvement-reminder>"
+    event, expected = SAMPLE_EVENTS.get(script.name, SAMPLE_EVENTS["prompt-submit"])
     with tempfile.TemporaryDirectory(prefix="self-improve-doctor-") as scratch:
         project = Path(scratch)
-        Store(project).init()
+        store = Store(project)
+        store.init()
+        if event == "PreToolUse":
+            _seed_known_mistake(store)
         payload = json.dumps(_sample_payloads(project)[event]).encode()
         env = {**os.environ, "SELF_IMPROVE_PYTHON": python}
         started = time.perf_counter()
@@ -276,6 +290,19 @@ def _fire(name: str, registration: FoundHook, python: str, script: Path) -> Chec
     ok = result.returncode == 0 and expected in output
     what = f"{script.name} answered a sample {event} {'correctly' if ok else 'wrongly'} in {elapsed:.0f} ms (exit {result.returncode})"
     return Check(name, ok, what, "see ~/.local/state/self-improve/debug.log, or run it with SELF_IMPROVE_DEBUG=1")
+
+
+def _seed_known_mistake(store: Any) -> None:
+    """The scratch store of a pre-bash check: the sample command failed before, with a fix."""
+    from self_improve.detect.intent import Intent
+    from self_improve.store import evidence
+    from self_improve.store.store import LogRequest
+
+    store.log(LogRequest(kind="error", summary="nosuchmod is not installed", pattern_key=SAMPLE_FINGERPRINT,
+                         action="pip install nosuchmod", session=FIXTURE_SESSION))
+    intent = Intent.of(SAMPLE_COMMAND)
+    record = {"key": intent.key, "fp": SAMPLE_FINGERPRINT, "shape": intent.shape, "program": intent.program, "t": 0}
+    evidence.write_index(store.fs, evidence.STATE, {intent.key: record})
 
 
 def openclaw_checks() -> list[Check]:

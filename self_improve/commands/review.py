@@ -18,6 +18,9 @@ The proposals, their steps and their rendering are ``review/`` (``session``, ``r
 - Groups of likely duplicates (``store/duplicates.py``) are listed with the ``self-improve merge``
   commands that make each one entry; on a terminal: merge into the first / skip / quit. ``--yes``
   never merges: a person judges whether two wordings are one lesson.
+- Promoted rules that recurred after promotion (``review/revise.py``) are listed under "Revise"
+  with the ``promote ID --rule`` and ``retire ID`` commands; ``--yes`` and the interactive walk
+  only name them: the words of a better rule are for a person (or the agent, via the CLI).
 
 After an interactive or ``--yes`` review, ``.learnings/.state/last-review`` records when it ran
 (``review/triage.py``). Tests pin "today" with ``SELF_IMPROVE_TODAY`` (or ``--today``) and force
@@ -54,10 +57,11 @@ from self_improve.review.plan import ArchiveStep, simulate
 from self_improve.review.candidates import ArchiveCandidate, PromoteCandidate, RetireCandidate, ReviewPlan
 from self_improve.review.policy import Policy, rule_problem
 from self_improve.review.problems import store_problems
+from self_improve.review.revise import revise_proposals
 from self_improve.review.promotion import plan_promotion, plan_retirement
-from self_improve.review.contradictions import not_applied_line, supersede_proposals
+from self_improve.review.contradictions import supersede_proposals
 from self_improve.review.report import (
-    archive_lines, heading, merge_lines, promote_lines, render_listing, retire_lines, review_json, size_cap_line,
+    archive_lines, heading, merge_lines, not_applied_lines, promote_lines, render_listing, retire_lines, review_json, size_cap_line,
 )
 from self_improve.review.session import Outcome, all_steps, apply_all, apply_steps, build_plan, user_scope_candidates
 from self_improve.review.targets import normalise_target
@@ -123,7 +127,7 @@ def review_promote(
                 continue
 
             def promote(rule: str = rule, target: str = target) -> None:
-                promotion = plan_promotion(store, candidate.entry.id, rule, target)
+                promotion = plan_promotion(store, candidate.entry.id, rule, target, today)
                 apply_steps(store, list(promotion.steps))
 
             if _attempt(outcome, promote):
@@ -350,9 +354,11 @@ def run(args: argparse.Namespace) -> int:
     queued = corrections_mod.pending(store)  # corrections caught that no lesson came of yet
     # Lessons that invert a promoted rule: proposed supersedes, never applied here.
     contradictions = supersede_proposals(store, lambda *verb: user_command(args, store, *verb))
+    # Rules that recurred after promotion: proposed rewrites, never applied here.
+    revisions = revise_proposals(store, plan, lambda *verb: user_command(args, store, *verb))
     if args.json:
         print_json(review_json(plan, problems, policy, user_scope=user_scope_candidates(store), assessor=assessor, reconciles=reconciles,
-                               corrections=queued, contradictions=contradictions))
+                               corrections=queued, contradictions=contradictions, revisions=revisions))
         return 0
     if args.dry_run:
         outcome = Outcome()
@@ -391,16 +397,18 @@ def run(args: argparse.Namespace) -> int:
                 print(f"drift: {reconcile.drift.render()} ({reconcile.note})")
         if queued:
             print(corrections_mod.yes_line(len(queued)))
-        for proposal in contradictions:
-            print(not_applied_line(proposal))
+        for line in not_applied_lines(contradictions, revisions):
+            print(line)
         return 0
     if is_interactive(args) and not gate:  # an agent can pipe answers: it gets the listing
         outcome = interactive(store, plan, problems, policy, today, triage, assessor, reconciles, queued)
-        for proposal in contradictions:
-            print(not_applied_line(proposal))
+        for line in not_applied_lines(contradictions, revisions):
+            print(line)
         record_review(store)
         return 1 if outcome.failed else 0
-    sys.stdout.write(render_listing(plan, problems, policy, pending_triage_line(triage), assessor, reconciles, queued, contradictions))
+    sys.stdout.write(
+        render_listing(plan, problems, policy, pending_triage_line(triage), assessor, reconciles, queued, contradictions, revisions)
+    )
     if gate and (plan.promote or plan.retire):
         print(approval.ask_user_line(user_command(args, store, "review")) + f" (inside {gate}, review only proposes)")
     for move in user_scope_candidates(store):

@@ -6,6 +6,9 @@
 - learnings logged, rules promoted and retired (from the entries), and the promote / retire /
   archive / restore actions this tool counted itself (in the same counters file, under the same
   lock the hooks use); ``n/a`` where nothing was ever counted;
+- efficacy per promoted rule (``review/efficacy.py``): its fingerprint's occurrences per session
+  before and after ``Promoted-On``, the sessions seen since, helpful and harmful as marked and as
+  measured (``unknown`` for a rule promoted before Promoted-On was written);
 - the oldest pending entries.
 """
 
@@ -19,6 +22,7 @@ from typing import Any
 from self_improve.commands._common import add_json_flag, store_from
 from self_improve.detect.pattern_keys import folded
 from self_improve.output import colour, print_json
+from self_improve.review.efficacy import efficacy, efficacy_lines
 from self_improve.store import archive as archive_mod
 from self_improve.store import counters
 from self_improve.store.counters import HOOK_COUNTERS as COUNTER_NAMES
@@ -115,6 +119,7 @@ def collect(store: Store) -> dict[str, Any]:
             "skills": sum(1 for entry in entries if entry.status == "promoted_to_skill"),
             "actions": read_action_counters(store),
         },
+        "efficacy": [item.as_json() for item in efficacy(entries, archived)],
         "oldest_pending": [
             {"id": e.id, "kind": e.kind, "summary": e.summary, "first_seen": e.first_seen, "last_seen": e.last_seen}
             for e in pending[:OLDEST_PENDING]
@@ -172,6 +177,9 @@ def render(stats: dict[str, Any]) -> str:
         f"Rules: {rules['promoted']} promoted, {rules['retired']} retired, {rules['skills']} extracted to skills"
         f" (actions counted: {counted})"
     )
+    lines.append("")
+    lines.append(colour("Efficacy per promoted rule", "bold"))
+    lines += efficacy_lines(stats["efficacy"]) or ["  no promoted rule"]
     lines.append("")
     lines.append(colour("Oldest pending", "bold"))
     if stats["oldest_pending"]:

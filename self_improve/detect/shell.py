@@ -273,6 +273,18 @@ def drop_redirections(words: Sequence[str]) -> list[str]:
     return kept
 
 
+def writes_output(words: Sequence[str]) -> bool:
+    """Whether a simple command sends its output into a file (``> f``, ``>> f``, ``&> f``, a
+    heredoc into ``cat > f``), not into another descriptor or ``/dev/null``: such a command writes."""
+    for index, word in enumerate(words):
+        if not word.startswith(_REDIR) or ">" not in word or _lexer_regex("dup").search(word) is not None:
+            continue
+        target = words[index + 1] if index + 1 < len(words) else ""
+        if target != "/dev/null":
+            return True
+    return False
+
+
 def _is_command_query(name: str, following: Sequence[str]) -> bool:
     """``command -v x`` is a lookup (a check), not ``command`` running ``x``."""
     return name == "command" and bool(following) and following[0] in ("-v", "-V")

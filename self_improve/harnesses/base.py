@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Protocol
 
-from self_improve.events import Prompt, ToolResult
+from self_improve.events import Prompt, ToolCall, ToolResult
 from self_improve.harnesses.installer import FileChange, Target
 
 
@@ -41,6 +41,10 @@ class HookAdapter(Adapter, Protocol):
 
     def parse_tool_result(self, payload: dict[str, Any]) -> ToolResult | None:
         """The shell command a post-tool payload reports, or None for anything else."""
+        ...
+
+    def parse_tool_call(self, payload: dict[str, Any]) -> ToolCall | None:
+        """The shell command a pre-tool payload is about to run, or None for anything else."""
         ...
 
     def tool_event(self, payload: dict[str, Any]) -> str:

@@ -123,11 +123,14 @@ def post_bash(payload: dict[str, Any]) -> str:
     context = _context(result.cwd, result.session) if result is not None else None
     if result is None or context is None:
         return ""
+    from self_improve.hooks.credit import observe
+
     overrides = context.detect_overrides()
     if overrides is None:
         from self_improve.detect.prescreen import clearly_clean
 
         if clearly_clean(result.output, result.exit_code, result.interrupted):
+            observe(context, result, None, None)
             return ""
     from self_improve.detect.classify import detect
     from self_improve.detect.rules import load_rules
@@ -136,6 +139,7 @@ def post_bash(payload: dict[str, Any]) -> str:
     detection = detect(result, load_rules(overrides))
     _report_pattern_timeouts()
     if detection is None:
+        observe(context, result, None, None)
         return ""
     context.hold_counts()  # errors_recorded is written with the nudge's counts: one write, not two
     try:
@@ -154,6 +158,7 @@ def post_bash(payload: dict[str, Any]) -> str:
             context.release_counts()  # what the nudge's write did not take (it failed): nothing, usually
     except Exception as exc:  # noqa: BLE001 - counters are best effort
         debug(f"post-bash: could not count the error: {type(exc).__name__}: {exc}", exc)
+    observe(context, result, detection, seen)  # the ring, the index, measured credit (hooks/credit.py)
     nudge = render_error_nudge(detection.fingerprint, detection.title, seen)
     return adapter.format_context(adapter.tool_event(payload), nudge)
 
@@ -164,6 +169,13 @@ def _report_pattern_timeouts() -> None:
     if patterns is not None:
         for line in patterns.take_timeouts():
             debug(f"post-bash: {line}")
+
+
+def known_fix_line(fix: hook_state.Fix) -> str:
+    """``Known fix (from ID logged DAY in this repo): TEXT``: the same line after a failure and
+    before a command (the fix's fields are sanitised already: ``Context.known_fix``)."""
+    logged = f" logged {fix.logged}" if fix.logged else ""
+    return f"Known fix (from {fix.entry_id}{logged} in this repo): {fix.text}"
 
 
 def render_error_nudge(fingerprint: str, title: str, seen: hook_state.Seen) -> str:
@@ -182,11 +194,7 @@ def render_error_nudge(fingerprint: str, title: str, seen: hook_state.Seen) -> s
     elif seen.count == 1:
         history = " First time here."
     if seen.fix is not None:
-        logged = f" logged {seen.fix.logged}" if seen.fix.logged else ""
-        return (
-            f"<error-detected>\n{named}: {title}.{history}\n"
-            f"Known fix (from {seen.fix.entry_id}{logged} in this repo): {seen.fix.text}\n</error-detected>"
-        )
+        return f"<error-detected>\n{named}: {title}.{history}\n{known_fix_line(seen.fix)}\n</error-detected>"
     return runnable(
         f"<error-detected>\n{named}: {title}.{history}\n"
         f"Once fixed, record the fix:\n"
@@ -205,6 +213,41 @@ def runnable(block: str) -> str:
     if cli == CLI_NAME:
         return block
     return block.replace(f"{CLI_NAME} log ", f"{cli} log ").replace(f"{CLI_NAME} keys", f"{cli} keys")
+
+
+# ---- pre-bash ------------------------------------------------------------------------------------
+
+
+def pre_bash(payload: dict[str, Any]) -> str:
+    """Before a Bash command: the one known fix of a mistake this command made before and has not
+    passed since (``hooks/credit.prevention``), as context. It never denies and never rewrites."""
+    adapter = hook_adapter_for(payload)
+    call = adapter.parse_tool_call(payload)
+    context = hook_state.Context.for_cwd(call.cwd, call.session) if call is not None else None
+    if call is None or context is None:
+        return ""
+    from self_improve.hooks.credit import prevention
+
+    BUDGET.stage = "looking for a known fix"
+    found = prevention(context, call)
+    if found is None:
+        return ""
+    fingerprint, fix = found
+    try:
+        with BUDGET.critical("counting the prevention"):
+            context.bump("preventions")
+    except Exception as exc:  # noqa: BLE001 - counters are best effort
+        debug(f"pre-bash: could not count the prevention: {type(exc).__name__}: {exc}", exc)
+    return adapter.format_context(adapter.tool_event(payload), render_prevention(fingerprint, fix))
+
+
+def render_prevention(fingerprint: str, fix: hook_state.Fix) -> str:
+    """Our words, the fingerprint (``subjects.safe``) and the sanitised fix only."""
+    from self_improve.detect import sanitise
+    from self_improve.detect.subjects import describe
+
+    named = describe(sanitise.inline(fingerprint, 120))
+    return f"<known-fix>\nThis command failed here before: {named}.\n{known_fix_line(fix)}\n</known-fix>"
 
 
 # ---- prompt-submit -------------------------------------------------------------------------------
@@ -236,6 +279,10 @@ def prompt_submit(payload: dict[str, Any]) -> str:
     with BUDGET.critical("counting the prompt"):
         decision = context.on_prompt(correction=correction is not None)
     blocks = []
+    if decision.first:
+        block = _open_mistakes_block(context)
+        if block:
+            blocks.append(block)
     if correction is not None:
         try:  # kept until a lesson is logged for it, should the agent ignore the nudge
             context.queue_correction(correction, prompt.text)
@@ -247,7 +294,33 @@ def prompt_submit(payload: dict[str, Any]) -> str:
     return "\n".join(blocks)
 
 
-HANDLERS = {"post-bash": post_bash, "prompt-submit": prompt_submit}
+def _open_mistakes_block(context: hook_state.Context) -> str:
+    """The session's first prompt: the known fixes of commands that failed here and have not
+    passed since (``hooks/credit.open_mistakes``), before the agent runs any of them. Claude
+    Code shows a PreToolUse hook's context only after the command ran, so this is the one place
+    where a known fix reaches the model before the command."""
+    from self_improve.hooks.credit import open_mistakes
+
+    try:
+        found = open_mistakes(context)
+    except Exception as exc:  # noqa: BLE001 - the prompt's own nudges stand without it
+        debug(f"prompt-submit: could not read the open mistakes: {type(exc).__name__}: {exc}", exc)
+        return ""
+    if not found:
+        return ""
+    from self_improve.detect import sanitise
+    from self_improve.detect.subjects import describe
+
+    lines = [f"- {describe(sanitise.inline(fingerprint, 120))}: {known_fix_line(fix)}" for fingerprint, fix in found]
+    try:
+        with BUDGET.critical("counting the prevention"):
+            context.bump("preventions", len(found))
+    except Exception as exc:  # noqa: BLE001 - counters are best effort
+        debug(f"prompt-submit: could not count the preventions: {type(exc).__name__}: {exc}", exc)
+    return "<known-mistakes>\nCommands that failed in this project before and have not passed since:\n" + "\n".join(lines) + "\n</known-mistakes>"
+
+
+HANDLERS = {"post-bash": post_bash, "pre-bash": pre_bash, "prompt-submit": prompt_submit}
 
 
 if __name__ == "__main__":

@@ -67,25 +67,28 @@ class Fix(Frozen):
 
 
 class Seen(Frozen):
-    """Occurrences of a fingerprint so far, this one included (0: not recorded), and its fix."""
+    """Occurrences of a fingerprint so far, this one included (0: not recorded), its fix, and
+    the entry this occurrence was recorded on ("" when none was)."""
 
-    __slots__ = ("count", "sessions", "fix")
+    __slots__ = ("count", "sessions", "fix", "entry_id")
     count: int
     sessions: int
     fix: Fix | None
+    entry_id: str
 
-    def __init__(self, count: int, sessions: int, fix: Fix | None) -> None:
-        self._set(count, sessions, fix)
+    def __init__(self, count: int, sessions: int, fix: Fix | None, entry_id: str = "") -> None:
+        self._set(count, sessions, fix, entry_id)
 
 
 class Decision(Frozen):
-    """Whether this prompt gets the reminder."""
+    """Whether this prompt gets the reminder, and whether it is the session's first."""
 
-    __slots__ = ("remind",)
+    __slots__ = ("remind", "first")
     remind: bool
+    first: bool
 
-    def __init__(self, remind: bool) -> None:
-        self._set(remind)
+    def __init__(self, remind: bool, first: bool = False) -> None:
+        self._set(remind, first)
 
 
 MAX_CONFIG_BYTES = 256 * 1024  # a config larger than this is not ours to parse on a hot path
@@ -208,7 +211,7 @@ class Context:
         return table if isinstance(table, dict) else None
 
     # ---- store side ----------------------------------------------------------------------------
-    def _store(self) -> Store | None:
+    def store(self) -> Store | None:
         from self_improve.store import config as config_mod
         from self_improve.store.store import Store
 
@@ -235,20 +238,21 @@ class Context:
 
     def record_error(self, detection: Detection, result: ToolResult) -> Seen:
         """Bump (or create) the ERR entry for this fingerprint; then look for its known fix."""
-        store = self._store()
+        store = self.store()
         if store is None:
             return Seen(0, 0, None)
         from self_improve.store.detections import record_detection
 
         logged = record_detection(store, detection, result)
         if logged is None:  # hooks.record_errors is off
-            return Seen(0, 0, self._known_fix(store, detection.fingerprint))
+            return Seen(0, 0, self.known_fix(store, detection.fingerprint))
         self.bump("errors_recorded")
-        return Seen(logged.recurrence_count, logged.tasks, self._known_fix(store, detection.fingerprint))
+        return Seen(logged.recurrence_count, logged.tasks, self.known_fix(store, detection.fingerprint), logged.entry_id)
 
-    def _known_fix(self, store: Store, fingerprint: str) -> Fix | None:
-        """Just-in-time recall, k=1: the newest fix recorded for exactly this fingerprint (the
-        class and the subject: a sibling's fix is never offered), through the sanitiser.
+    def known_fix(self, store: Store, fingerprint: str) -> Fix | None:
+        """Recall, k=1: the newest fix recorded for exactly this fingerprint (the class and the
+        subject: a sibling's fix is never offered), through the sanitiser. A fix somebody logged
+        (``log --action``) comes first; else the fix the hooks observed (``- Observed-Fix:``).
 
         Any active entry with a fix counts, so a fix logged with the command the nudge printed is
         recalled the very next time; a closed one (wont_fix, retired, archived) does not.
@@ -262,18 +266,19 @@ class Context:
         from self_improve.store.store import latest_action
 
         limit = max(20, int(self.setting("hooks.max_fix_chars")))
-        for kind in ("error", "learning"):
-            for entry in reversed(store.with_pattern_key(kind, fingerprint)):
-                entry_id = entry.id if ID_PATTERN.match(entry.id) and len(entry.id) <= MAX_RECALLED_ID else None
-                if entry.status in ACTIVE_STATUSES and entry_id is not None:
-                    text = sanitise.inline(latest_action(entry), limit)
-                    if text:
-                        logged = entry.logged.strip()[:10]
-                        return Fix(entry_id, logged if sanitise.is_day(logged) else "", text)
+        candidates = [entry for kind in ("error", "learning") for entry in reversed(store.with_pattern_key(kind, fingerprint))
+                      if entry.status in ACTIVE_STATUSES and ID_PATTERN.match(entry.id) and len(entry.id) <= MAX_RECALLED_ID]
+        for source in (latest_action, lambda entry: entry.observed_fix):
+            for entry in candidates:
+                text = sanitise.inline(source(entry), limit)
+                if text:
+                    logged = entry.logged.strip()[:10]
+                    return Fix(entry.id, logged if sanitise.is_day(logged) else "", text)
         return None
 
     # ---- per-session state and counters ------------------------------------------------------------
-    def _locked(self) -> Any:
+    def locked(self) -> Any:
+        """The state directory's lock, around every read-change-write of a state file."""
         from self_improve.store import counters  # only a call that writes state needs it
 
         return counters.state_lock(self.fs, self.state)
@@ -309,27 +314,27 @@ class Context:
         """Write the counts still held (none once a write took them), and hold no more."""
         held, self._held = self._held, None
         if held:
-            with self._locked():
+            with self.locked():
                 self._count(held)
 
     def bump(self, counter: str, by: int = 1) -> None:
         if self._held is not None:
             self._held[counter] = self._held.get(counter, 0) + by
             return
-        with self._locked():
+        with self.locked():
             self._count({counter: by})
 
     def note_error_nudge(self, recall: bool) -> None:
         from self_improve.store import counters
 
-        with self._locked():
+        with self.locked():
             counters.update_ints(self.fs, self._session_name(), {"errors_since_reminder": 1}, parse_json)
             self._count({"error_nudges": 1, "recalls": 1} if recall else {"error_nudges": 1})
 
     def on_prompt(self, correction: bool) -> Decision:
         mode = self.setting("reminder.mode")
         every = max(1, int(self.setting("reminder.every_n_prompts")))
-        with self._locked():
+        with self.locked():
             path = self._session_name()
             first_of_session = not self.fs.is_file(path)
 
@@ -355,7 +360,7 @@ class Context:
                 self._count({"correction_nudges" if correction else "reminders": 1})
         if first_of_session:
             self.prune_sessions()
-        return Decision(remind=remind and not correction)
+        return Decision(remind=remind and not correction, first=first_of_session)
 
     def queue_correction(self, hit: CorrectionHit, text: str) -> bool:
         """Keep the correction just caught (a redacted excerpt, the session, the day:
@@ -366,15 +371,18 @@ class Context:
         from self_improve.store import correction_queue as queue
 
         item = queue.new_item(text, self.session, hit.pattern, hit.language)  # redaction: before the lock
-        with BUDGET.critical("queueing the correction"), self._locked():
+        with BUDGET.critical("queueing the correction"), self.locked():
             return queue.add(self.fs, item, self.setting("corrections.queue_max"), self.state, parse_json)
 
     def prune_sessions(self) -> int:
         """Delete session files of ours older than the TTL (a personal setting): only regular
         files with names we create, never through a link (``StoreDir.prune``)."""
+        from self_improve.store.evidence import EVIDENCE_DIR
+
         days = self.setting("state.session_ttl_days")
         cutoff = time.time() - max(1.0, float(days)) * 86400
-        return self.fs.prune(self.state + "sessions", is_session_file_name, cutoff)
+        pruned = self.fs.prune(self.state + "sessions", is_session_file_name, cutoff)
+        return pruned + self.fs.prune(self.state + EVIDENCE_DIR, is_session_file_name, cutoff)
 
 
 def note_untrusted(path: str, reason: str) -> None:

@@ -94,7 +94,7 @@ class Assessor:
         found = provenance_mod.provenance_of(entry.occurrences, self.ledger.records(entry.id))
         recent = within(found.local, self.today, self.policy.window_days)
         tasks = distinct_tasks(recent)
-        fix = latest_action(entry)
+        fix = latest_action(entry) or entry.observed_fix  # the text the rule is made of (policy.propose_rule)
         return Assessment(
             provenance=found,
             window_occurrences_here=len(recent),
@@ -153,7 +153,7 @@ def provenance_line(entry: Entry, assessment: Assessment) -> str:
     if found.recorded_by:
         here += " (" + ", ".join(f"{v} by {WRITERS.get(k, k)}" for k, v in sorted(found.recorded_by.items())) + ")"
     parts = [f"provenance: {who}", here]
-    if latest_action(entry) and not assessment.fix_recorded_here:
+    if (latest_action(entry) or entry.observed_fix) and not assessment.fix_recorded_here:
         parts.append("its fix was not recorded here")
     return "; ".join(parts)
 

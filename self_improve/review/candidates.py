@@ -1,10 +1,11 @@
 """The candidates of one review: what the policy (``review/policy.py``) proposes to promote,
-archive and retire among a store's entries. Pure functions, no file is read or written.
+archive, retire and revise among a store's entries. Pure functions, no file is read or written
+(whether a rule's subject is gone from the project is asked of the ``is_gone`` passed in).
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date
 
@@ -25,9 +26,11 @@ from self_improve.review.policy import (
     propose_rule,
     superseded_by,
 )
+from self_improve.review.subject_paths import never_gone, subject_path
 from self_improve.store.archive import archive_year, has_unclosed_fence, last_seen_day
 from self_improve.store.duplicates import DuplicateGroup, duplicate_groups
 from self_improve.store.entry import ACTIVE_STATUSES, ID_PATTERN, Entry
+from self_improve.store.occurrences import Occurrence
 
 CLOSED_STATUSES = frozenset({"resolved", "wont_fix", "retired"})
 # Entries whose See Also keeps their targets out of the archive: everything still in use.
@@ -73,6 +76,14 @@ class RetireCandidate:
 
 
 @dataclass(frozen=True)
+class ReviseCandidate:
+    entry: Entry
+    since: tuple[Occurrence, ...]  # occurrences on or after Promoted-On (none when unknown)
+    reasons: tuple[str, ...]
+    target: str  # the file holding the rule (its Promoted field)
+
+
+@dataclass(frozen=True)
 class ReviewPlan:
     promote: tuple[PromoteCandidate, ...]
     archive: tuple[ArchiveCandidate, ...]
@@ -85,6 +96,8 @@ class ReviewPlan:
     aggregates: tuple[ClassAggregate, ...] = ()
     # Likely duplicates, for a person to merge or not (``store/duplicates.py``); never applied by --yes.
     merge: tuple[DuplicateGroup, ...] = ()
+    # Rules that recurred after promotion, for a person to rewrite; never applied by --yes.
+    revise: tuple[ReviseCandidate, ...] = ()
 
     @property
     def over_cap(self) -> bool:
@@ -92,6 +105,7 @@ class ReviewPlan:
 
     @property
     def empty(self) -> bool:
+        """Nothing ``--yes`` would apply (revisions and merges are only ever proposed)."""
         return not (self.promote or self.archive or self.retire)
 
 
@@ -210,34 +224,81 @@ def archive_candidates(
     return candidates, len(active)
 
 
-def retire_candidates(entries: Sequence[Entry], today: date, policy: Policy) -> list[RetireCandidate]:
+def credit_line(entry: Entry) -> str:
+    """Self-reported and measured credit side by side: "harmful 1 + measured 2 > helpful 0 + measured 1"."""
+    harmful, helpful = entry.harmful + entry.measured_harmful, entry.helpful + entry.measured_helpful
+    relation = ">" if harmful > helpful else "<" if harmful < helpful else "="
+    return (
+        f"harmful {entry.harmful} + measured {entry.measured_harmful} {relation} "
+        f"helpful {entry.helpful} + measured {entry.measured_helpful}"
+    )
+
+
+def harm_outweighs_help(entry: Entry) -> bool:
+    """Self-reported marks and measured credit count alike; a tie keeps the rule."""
+    return entry.harmful + entry.measured_harmful > entry.helpful + entry.measured_helpful
+
+
+def retire_candidates(
+    entries: Sequence[Entry], today: date, policy: Policy, is_gone: Callable[[str], bool] = never_gone
+) -> list[RetireCandidate]:
+    """Promoted rules with evidence against them (``review/policy.py``, *Retire*): harm outweighs
+    help, superseded, or the file its fingerprint names is gone (``is_gone``:
+    ``review/subject_paths.py``). Never age: a rule that works prevents the very occurrences
+    that would show it is still needed."""
     found: list[RetireCandidate] = []
     for entry in usable(entries):
         if entry.status != "promoted":
             continue
         proof = evidence(entry, today, policy.window_days)
         reasons: list[str] = []
-        if entry.harmful > entry.helpful:
-            reasons.append(f"harmful {entry.harmful} > helpful {entry.helpful}")
+        if harm_outweighs_help(entry):
+            reasons.append(credit_line(entry))
         if superseded_by(entry):
             reasons.append(f"superseded by {superseded_by(entry)}")
-        age = proof.days_since_seen
-        helped = days_since(_day(entry.meta("Last-Helpful")), today)
-        if age is not None and age > policy.stale_after_days and (helped is None or helped > policy.stale_after_days):
-            # A rule that works prevents its own recurrence: a recent `mark --helpful` keeps it.
-            reasons.append(f"not seen for {age} days (over {policy.stale_after_days})")
+        path = subject_path(entry.pattern_key)
+        if path and is_gone(path):
+            reasons.append(f"its subject is gone: {path} no longer exists in the project")
         if reasons:
             found.append(RetireCandidate(entry, proof, tuple(reasons), entry.promoted))
     found.sort(key=lambda c: c.entry.id)
     return found
 
 
+def occurrences_since(entry: Entry) -> tuple[Occurrence, ...]:
+    """The recorded occurrences on or after ``Promoted-On`` (that day counts: the day's review may
+    have come after them, we cannot tell); none when the day is unknown."""
+    start = _day(entry.promoted_on)
+    if start is None:
+        return ()
+    return tuple(item for item in entry.occurrences if (when := _day(item.date)) is not None and when >= start)
+
+
+def revise_candidates(entries: Sequence[Entry], exclude: Iterable[str] = ()) -> list[ReviseCandidate]:
+    """Promoted rules whose fingerprint recurred after promotion: the rule did not prevent it, so
+    a person (or the agent, through ``promote ID --rule``) should say it better. Only proposed:
+    ``review --yes`` never rewrites nor retires a rule because of a recurrence. ``exclude``: the
+    retire candidates, which are listed there only (evidence against a rule settles it first)."""
+    skip = {entry_id.upper() for entry_id in exclude}
+    found: list[ReviseCandidate] = []
+    for entry in usable(entries):
+        recurred = entry.recurred_after_promotion
+        if entry.status != "promoted" or recurred <= 0 or entry.id.upper() in skip:
+            continue
+        since = f" (promoted {entry.promoted_on})" if entry.promoted_on else " (promotion day unknown)"
+        reasons = [f"recurred {recurred} time{'s' if recurred != 1 else ''} after promotion{since}", credit_line(entry)]
+        found.append(ReviseCandidate(entry, occurrences_since(entry), tuple(reasons), entry.promoted))
+    found.sort(key=lambda c: (-c.entry.recurred_after_promotion, c.entry.id))
+    return found
+
+
 def plan_review(
     entries: Sequence[Entry], today: date, policy: Policy, targets: TargetTable, openclaw: bool,
-    classes: Collection[str] = frozenset(),
+    classes: Collection[str] = frozenset(), is_gone: Callable[[str], bool] = never_gone,
 ) -> ReviewPlan:
     promote = promote_candidates(entries, today, policy, targets, openclaw, classes)
-    retire = retire_candidates(entries, today, policy)
+    retire = retire_candidates(entries, today, policy, is_gone)
+    revise = revise_candidates(entries, exclude=[c.entry.id for c in retire])
     # One proposal per entry: promotion wins over archiving (a critical, old, resolved entry).
     archive, active = archive_candidates(entries, today, policy, exclude=[c.entry.id for c in promote])
     return ReviewPlan(
@@ -245,6 +306,7 @@ def plan_review(
         class_level=tuple(class_level_entries(usable(entries), classes)),
         aggregates=tuple(class_aggregates(entries, today, policy.window_days)),
         merge=tuple(duplicate_groups(usable(entries))),
+        revise=tuple(revise),
     )
 
 

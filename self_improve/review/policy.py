@@ -26,8 +26,20 @@ on evidence alone. ``Priority: critical`` does not bypass the rule: anyone can s
   from entries archived in the same pass do not protect: a stale cluster goes together).
 - *Decay*: a ``pending`` entry last seen more than ``decay_after_days`` (180) days ago no longer
   counts towards promotion (its history stays) and is listed for archiving.
-- *Retire*: a promoted rule whose entry has ``Harmful > Helpful``, or ``Superseded-By``, or was
-  last seen more than ``stale_after_days`` (180) days ago.
+- *Retire*: a promoted rule is proposed for retirement only on evidence against it:
+
+  - harm outweighs help, self-reported marks and measured credit counted together:
+    ``Harmful + Measured-Harmful > Helpful + Measured-Helpful`` (a tie keeps the rule);
+  - ``Superseded-By`` names its successor;
+  - its subject no longer exists: the project file its fingerprint names is gone
+    (``review/subject_paths.py``, which answers "not gone" whenever it is unsure).
+
+  Never age alone: a rule that works prevents its own recurrence, which is exactly why it is not
+  seen. ``stale_after_days`` is still read (configs that set it stay valid) but retires nothing.
+- *Revise*: a promoted rule whose fingerprint recurred after promotion
+  (``Recurred-After-Promotion > 0``) is proposed for a better rule, with the occurrences since
+  ``Promoted-On`` and its credit; never applied by ``review --yes``. A rule that is also a
+  retire candidate is listed under retire only: the evidence against it settles it first.
 - *Size cap*: above ``max_active_entries`` (200) active entries, the lowest-value ones are listed
   for archiving too: single occurrences before repeated ones, oldest first.
 """
@@ -83,7 +95,7 @@ class Policy:
     max_rule_chars: int = _from_setting("promotion.max_rule_chars", int)
     archive_after_days: int = _from_setting("forgetting.archive_after_days", int)
     decay_after_days: int = _from_setting("forgetting.decay_after_days", int)
-    stale_after_days: int = _from_setting("forgetting.stale_after_days", int)
+    stale_after_days: int = _from_setting("forgetting.stale_after_days", int)  # retires nothing any more (see *Retire*)
     max_active_entries: int = _from_setting("forgetting.max_active_entries", int)
 
     @classmethod
@@ -214,9 +226,18 @@ def propose_rule(entry: Entry, max_chars: int) -> RuleProposal:
 
     A rule says what to do (or what to do instead). The details of an incident are not a rule, so
     when the action is missing or too long we refuse and ask for ``--rule`` instead of guessing.
+    Without an action, the fix the hooks observed (``- Observed-Fix:``, from exit codes) is the
+    rule, named by its mistake when that fits: an agent that never logs still gets rules.
     """
     title = ACTION_TITLES.get(entry.kind, "Suggested Action")
     text = clean_rule(latest_action(entry))
+    if not text and entry.observed_fix:
+        from self_improve.detect.subjects import describe
+
+        observed = clean_rule(entry.observed_fix)
+        named = f"{describe(entry.pattern_key)}: {observed}" if entry.pattern_key else observed
+        text = named if len(named) <= max_chars else observed
+        title = "Observed-Fix"
     if not text:
         return RuleProposal("", f"{entry.id} has no {title} to turn into a rule: pass --rule TEXT")
     problem = rule_problem(text, max_chars, source=f"the {title} of {entry.id}")

@@ -1,6 +1,8 @@
 """What ``review`` shows: the proposals as JSON and as text, from what was already read.
 
-``--json`` prints ``{"promote": [...], "archive": [...], "retire": [...], "lint": [...]}``, plus
+``--json`` prints ``{"promote": [...], "archive": [...], "retire": [...], "revise": [...], "lint": [...]}``
+(``revise``: promoted rules that recurred after promotion, ``review/revise.py``, listed as
+"Revise" and never applied by ``--yes``), plus
 ``"user_scope"``, ``"drift"``, ``"class_level"`` and ``"classes"`` when there are some; the listing
 groups the same proposals (promote, archive, retire, reconcile, lint) for a person. Corrections the
 hooks caught that no lesson came of yet (``review/corrections.py``) come first in the listing and
@@ -23,8 +25,9 @@ from self_improve.review import corrections as corrections_mod
 from self_improve.review import drift as drift_mod
 from self_improve.review import fingerprints
 from self_improve.review.candidates import ArchiveCandidate, PromoteCandidate, RetireCandidate, ReviewPlan
-from self_improve.review.contradictions import SupersedeProposal
+from self_improve.review.contradictions import SupersedeProposal, not_applied_line
 from self_improve.review.policy import Evidence, Policy
+from self_improve.review.revise import ReviseProposal
 from self_improve.store.archive import archive_name
 from self_improve.store.correction_queue import QueuedCorrection
 from self_improve.store.duplicates import DuplicateGroup
@@ -82,6 +85,9 @@ def retire_json(candidate: RetireCandidate) -> dict[str, Any]:
         "target": candidate.target,
         "helpful": candidate.entry.helpful,
         "harmful": candidate.entry.harmful,
+        "measured_helpful": candidate.entry.measured_helpful,
+        "measured_harmful": candidate.entry.measured_harmful,
+        "recurred_after_promotion": candidate.entry.recurred_after_promotion,
     }
 
 
@@ -95,13 +101,15 @@ def review_json(
     reconciles: Sequence[drift_mod.Reconcile] = (),
     corrections: Sequence[QueuedCorrection] = (),
     contradictions: Sequence[SupersedeProposal] = (),
+    revisions: Sequence[ReviseProposal] = (),
 ) -> dict[str, Any]:
-    """The four documented groups; ``user_scope``, ``drift``, ``class_level`` (entries counted by
+    """The five documented groups; ``user_scope``, ``drift``, ``class_level`` (entries counted by
     class before fingerprints) and ``classes`` (several mistakes of one class) only when there is some."""
     out: dict[str, Any] = {
         "promote": [promote_json(c, policy) for c in plan.promote],
         "archive": [archive_json(c) for c in plan.archive],
         "retire": [retire_json(c) for c in plan.retire],
+        "revise": [revision.as_json() for revision in revisions],
         "lint": [{"file": p.file, "line": p.line, "reason": p.reason} for p in problems],
     }
     if user_scope:
@@ -122,6 +130,11 @@ def review_json(
     if plan.merge:
         out["merge"] = [merge_json(group) for group in plan.merge]
     return out
+
+
+def not_applied_lines(contradictions: Sequence[SupersedeProposal], revisions: Sequence[ReviseProposal]) -> list[str]:
+    """What ``--yes`` and the interactive review say of the proposals they never apply."""
+    return [not_applied_line(proposal) for proposal in contradictions] + [revision.not_applied_line() for revision in revisions]
 
 
 def merge_commands(group: DuplicateGroup) -> list[str]:
@@ -216,6 +229,7 @@ def render_listing(
     plan: ReviewPlan, problems: list[Problem], policy: Policy, triage_line: str, assessor: approval.Assessor | None = None,
     reconciles: Sequence[drift_mod.Reconcile] = (), corrections: Sequence[QueuedCorrection] = (),
     contradictions: Sequence[SupersedeProposal] = (),
+    revisions: Sequence[ReviseProposal] = (),
 ) -> str:
     """The whole listing; ``triage_line`` ("" for none) comes first, then the queued corrections."""
     out: list[str] = []
@@ -238,6 +252,11 @@ def render_listing(
         out.append(heading("Retire", len(plan.retire)))
         for retired in plan.retire:
             out += retire_lines(retired)
+        out.append("")
+    if revisions:
+        out.append(heading("Revise (recurred after promotion; never applied by --yes)", len(revisions)))
+        for revision in revisions:
+            out += revision.lines()
         out.append("")
     if contradictions:
         out.append(heading("Contradicts a promoted rule (proposed supersede)", len(contradictions)))
@@ -267,7 +286,7 @@ def render_listing(
         out.append(heading("Lint", len(problems)))
         out += [f"  {problem.render()}" for problem in problems]
         out.append("")
-    if plan.empty and not problems and not reconciles and not corrections and not contradictions and not plan.merge:
+    if plan.empty and not problems and not reconciles and not corrections and not contradictions and not plan.merge and not revisions:
         out.append("Nothing to review: no entry to promote, archive or retire, and no lint problem.")
     elif not plan.empty or any(reconcile.action for reconcile in reconciles):
         out.append(

@@ -16,6 +16,7 @@ from self_improve.review.plan import ArchiveStep, Step, apply, simulate
 from self_improve.review.candidates import ReviewPlan, plan_review
 from self_improve.review.policy import Policy, TargetTable
 from self_improve.review.promotion import plan_promotion, plan_retirement
+from self_improve.review.subject_paths import gone_check_for
 from self_improve.review.targets import in_openclaw_workspace
 from self_improve.store.archive import archive_name
 from self_improve.store.entry import ACTIVE_STATUSES
@@ -33,6 +34,7 @@ def build_plan(store: Store, today: date) -> ReviewPlan:
         TargetTable.from_settings(store.setting),
         in_openclaw_workspace(store),
         classes=class_keys(),
+        is_gone=gone_check_for(store),
     )
 
 
@@ -59,7 +61,7 @@ def all_steps(store: Store, plan: ReviewPlan, today: date, outcome: Outcome) -> 
             outcome.skipped += 1
             outcome.lines.append(f"skipped {candidate.entry.id}: {candidate.rule.problem} (`self-improve promote {candidate.entry.id} --rule TEXT`)")
             continue
-        promotion = plan_promotion(store, candidate.entry.id, candidate.rule.text, candidate.target)
+        promotion = plan_promotion(store, candidate.entry.id, candidate.rule.text, candidate.target, today)
         steps.extend(promotion.steps)
         outcome.promoted += 1
         outcome.lines.append(f"promoted {candidate.entry.id} to {promotion.target}")

@@ -4,8 +4,11 @@ OLD keeps the lesson and takes everything NEW counted: its occurrences (both lis
 within ``log.max_occurrences``), ``Recurrence-Count`` (the sum: two ``log`` calls are two
 occurrences), the earlier ``First-Seen`` and later ``Last-Seen``, its fix lines (appended, as
 ``log --action`` adds one), its Pattern-Key when OLD has none, the higher priority, the
-``Helpful``/``Harmful`` counts (summed), its related files and tags; ``- Supersedes:`` names
-NEW. NEW is kept as it is, text and all, with ``- Superseded-By: OLD``: it is no longer
+event counts (summed: ``Helpful``/``Harmful``, ``Measured-Helpful``/``Measured-Harmful``,
+``Recurred-After-Promotion``/``Recurred-After-Resolution``), the later ``Last-Measured-Helpful``,
+the newer ``Observed-Fix`` (NEW's when its ``Last-Seen`` is later, else OLD's), the earlier
+``Promoted-On`` when OLD is promoted (an unpromoted OLD never gets a promotion day), its related
+files and tags; ``- Supersedes:`` names NEW. NEW is kept as it is, text and all, with ``- Superseded-By: OLD``: it is no longer
 proposed for promotion, and a later ``log`` that matches it lands in OLD
 (``duplicates.successor``). The ledger of this machine (``store/provenance.py``) learns that
 NEW's occurrences recorded here are now OLD's, so review's evidence rule still sees them.
@@ -19,7 +22,8 @@ from __future__ import annotations
 
 from self_improve.errors import SelfImproveError, UsageError
 from self_improve.store.entry import ACTION_SECTIONS, ACTIVE_STATUSES, Entry, LearningsFile, parse_text
-from self_improve.store.merge_values import PRIORITY_RANK, bound_occurrences, earlier, later, ranked
+from self_improve.store.merge_values import CREDIT_COUNTS, PRIORITY_RANK, RECURRENCE_COUNTS, bound_occurrences, count_of
+from self_improve.store.merge_values import earlier, later, ranked
 from self_improve.store.occurrences import distinct_tasks
 from self_improve.store.store import Store
 
@@ -57,9 +61,18 @@ def combine(new: Entry, old: Entry, keep: int) -> tuple[Entry, Entry]:
     last = later(old.last_seen, new.last_seen)
     if last and last != old.meta("Last-Seen").strip():
         kept = kept.with_metadata("Last-Seen", last)
-    for name, mine, theirs in (("Helpful", old.helpful, new.helpful), ("Harmful", old.harmful, new.harmful)):
-        if theirs:
-            kept = kept.with_metadata(name, str(mine + theirs))
+    for name in (*CREDIT_COUNTS, *RECURRENCE_COUNTS):
+        if count_of(new, name):
+            kept = kept.with_metadata(name, str(count_of(old, name) + count_of(new, name)))
+    measured = later(old.meta("Last-Measured-Helpful").strip(), new.meta("Last-Measured-Helpful").strip())
+    if measured != old.meta("Last-Measured-Helpful").strip():
+        kept = kept.with_metadata("Last-Measured-Helpful", measured)
+    if new.observed_fix and (not old.observed_fix or new.last_seen > old.last_seen):
+        kept = kept.with_metadata("Observed-Fix", new.observed_fix)  # the newer side's; OLD's on a tie
+    if old.status == "promoted":  # OLD's rule: it has been in force since the earlier of the two days
+        promoted_on = earlier(old.promoted_on, new.promoted_on)
+        if promoted_on != old.promoted_on:
+            kept = kept.with_metadata("Promoted-On", promoted_on)
     priority = ranked(old.priority, new.priority, PRIORITY_RANK)
     if priority and priority != old.priority:
         kept = kept.with_field("Priority", priority)

@@ -194,10 +194,8 @@ def parse_lines(raw: bytes, parse: Parse | None = None) -> list[QueuedCorrection
 
 def render_line(item: QueuedCorrection) -> str:
     """One line of the file (no newline); fields in a fixed order."""
-    try:
-        from _json import encode_basestring as quote
-    except ImportError:  # an interpreter without the accelerator: json's own, the same text
-        from json.encoder import encode_basestring as quote
+    from self_improve.jsontext import quote
+
     return "{" + ", ".join(f'"{name}": {quote(getattr(item, name))}' for name in _FIELDS) + "}"
 
 

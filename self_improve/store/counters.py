@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
 FILE = "counters.json"
 STATE = STATE_DIR + "/"  # where the state files are inside a store; "" in the user's state dir
-HOOK_COUNTERS = ("reminders", "error_nudges", "recalls", "correction_nudges", "errors_recorded")
+HOOK_COUNTERS = ("reminders", "error_nudges", "recalls", "preventions", "correction_nudges", "errors_recorded")
 MAX_BYTES = 1 << 20
 
 

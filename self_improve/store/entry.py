@@ -287,8 +287,39 @@ class Entry:
         return _int(self.meta("Harmful"), default=0)
 
     @property
+    def measured_helpful(self) -> int:
+        """Recalled fixes this entry gave that were followed by the same intent passing (the hooks
+        count them from exit codes, never from the agent's word: ``store/evidence.py``)."""
+        return _int(self.meta("Measured-Helpful"), default=0)
+
+    @property
+    def measured_harmful(self) -> int:
+        """Recalled fixes followed by the same fingerprint failing again."""
+        return _int(self.meta("Measured-Harmful"), default=0)
+
+    @property
+    def observed_fix(self) -> str:
+        """What the hooks saw fix this mistake (``- Observed-Fix:``, our words); "" without one."""
+        return self.meta("Observed-Fix").strip()
+
+    @property
+    def recurred_after_promotion(self) -> int:
+        """Occurrences recorded while the entry was promoted: its rule did not prevent them."""
+        return _int(self.meta("Recurred-After-Promotion"), default=0)
+
+    @property
+    def recurred_after_resolution(self) -> int:
+        """Occurrences recorded while the entry was resolved (each one reopened it)."""
+        return _int(self.meta("Recurred-After-Resolution"), default=0)
+
+    @property
     def promoted(self) -> str:
         return self.field("Promoted").strip()
+
+    @property
+    def promoted_on(self) -> str:
+        """The day ``review``/``promote`` promoted it (``- Promoted-On: YYYY-MM-DD``); "" if unknown."""
+        return self.meta("Promoted-On").strip()[:10]
 
     @cached_property
     def text(self) -> str:

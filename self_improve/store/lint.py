@@ -17,11 +17,15 @@ from self_improve.store.entry import (
     strip_eol,
 )
 from self_improve.store.fences import FenceTracker
+from self_improve.store.merge_values import SUMMED_COUNTS
 
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 # Bytes that were not UTF-8 come back from surrogateescape decoding as lone surrogates.
 _UNDECODABLE = re.compile("[\udc80-\udcff]")
 _TASK = re.compile(r"^[0-9a-f]{4,64}$|^-$")
+# Metadata holding a whole number (the event counts ``merge`` sums) and a day.
+NUMERIC_FIELDS = SUMMED_COUNTS
+DATE_FIELDS = ("First-Seen", "Last-Seen", "Promoted-On", "Last-Measured-Helpful")
 # git's conflict markers (conflict-marker-size 7): "<<<<<<< ours", "||||||| base" (diff3),
 # "=======", ">>>>>>> theirs". The separator is also a Markdown setext underline, so it counts
 # only between an opening marker and its closing one.
@@ -71,11 +75,11 @@ def lint_entry(entry: Entry, file: str, expected_prefix: str | None = None) -> l
         problem(priority_field[0], f"unknown priority {priority_field[1]!r}")
     if not entry.summary:
         problem(0, "no summary (### Summary, or ### Requested Capability for a feature request)")
-    for key in ("Recurrence-Count", "Helpful", "Harmful"):
+    for key in NUMERIC_FIELDS:
         found = entry.metadata.get(key.casefold())
         if found and not found[1].strip().isdigit():
             problem(found[0], f"{key} must be a whole number, not {found[1]!r}")
-    for key in ("First-Seen", "Last-Seen"):
+    for key in DATE_FIELDS:
         found = entry.metadata.get(key.casefold())
         if found and not _DATE.match(found[1].strip()[:10]):
             problem(found[0], f"{key} must be a date YYYY-MM-DD, not {found[1]!r}")

@@ -31,13 +31,17 @@ Learnings files (``.learnings/*.md``, ``archive/*.md``) -- :func:`merge_learning
     the same day by the same task counts twice (they are two events), and one trimmed away by
     the store's bound on either side stays trimmed. Ours' order, then theirs' additions, sorted
     by date (stable), then bounded exactly as the store bounds them (``occurrences.add``).
-  - ``Recurrence-Count``, ``Helpful``, ``Harmful``: ``ours + theirs - base`` (never below 0).
-  - ``First-Seen``: the earlier; ``Last-Seen``: the later; ``Logged``: the earlier.
+  - Event counts (:data:`~self_improve.store.merge_values.SUMMED_COUNTS`): ``Recurrence-Count``,
+    ``Helpful``, ``Harmful``, ``Measured-Helpful``, ``Measured-Harmful``,
+    ``Recurred-After-Promotion``, ``Recurred-After-Resolution``: ``ours + theirs - base`` (never
+    below 0).
+  - ``First-Seen``, ``Logged``, ``Promoted-On``: the earlier; ``Last-Seen``,
+    ``Last-Measured-Helpful``: the later.
   - ``Status``: the more advanced, in :data:`~self_improve.store.merge_values.STATUS_ORDER`; ``Priority``: the higher.
   - ``Promoted``, ``See Also``, ``Tags``, ``Related Files``, ``Imported-From``: comma lists,
     merged as sets (an item removed on one side stays removed, additions of both are kept).
-  - ``Frequency``: ``recurring`` beats ``first_time``. ``Last-Excerpt``: the side whose
-    ``Last-Seen`` is later (ours on a tie).
+  - ``Frequency``: ``recurring`` beats ``first_time``. ``Last-Excerpt``, ``Observed-Fix``: the
+    side whose ``Last-Seen`` is later (ours on a tie).
   - ``Suggested Action`` / ``Suggested Fix`` / ``Suggested Implementation``: the store appends
     one line per fix (``log --action``), so when both sides only appended lines, the result is
     ours' lines plus theirs' new lines not already there.
@@ -56,7 +60,7 @@ Learnings files (``.learnings/*.md``, ``archive/*.md``) -- :func:`merge_learning
   as above but as a *union* rather than a sum: an occurrence on both sides is one event
   (multiplicity = the larger), ``Recurrence-Count`` = each side's count plus the events only the
   other side has (the larger of the two,
-  :func:`~self_improve.store.merge_values.absorbed_count`), ``Helpful``/``Harmful`` = the
+  :func:`~self_improve.store.merge_values.absorbed_count`), every other event count = the
   larger. Different ``Logged`` times mean an ID collision between two unrelated learnings: both
   are kept, ours first (``self-improve lint`` reports the duplicate ID).
 * **Bytes**: CRLF is kept (marker lines use the entry's own line ending); a file without a
@@ -69,7 +73,8 @@ from collections.abc import Hashable, Sequence
 
 from self_improve.store.entry import ACTION_SECTIONS, Entry, parse_text, split_lines
 from self_improve.store.merge_entry import ACTION_TITLES, merge_entry
-from self_improve.store.merge_values import DEFAULT_KEEP, PRIORITY_RANK, STATUS_RANK, absorbed_count, bound_occurrences
+from self_improve.store.merge_values import CREDIT_COUNTS, DEFAULT_KEEP, PRIORITY_RANK, RECURRENCE_COUNTS, STATUS_RANK
+from self_improve.store.merge_values import absorbed_count, bound_occurrences, count_of
 from self_improve.store.merge_values import earlier, later, merge_comma_list, ranked, union_occurrences
 from self_improve.store.three_way import MergeResult, TextMerge, dominant_eol, merge_keyed, one_side_changed, plain_text_merge, with_ordinals
 
@@ -165,11 +170,18 @@ def absorb_entry(local: Entry, incoming: Entry, *, same_entry: bool, keep: int =
         updated = updated.with_metadata("Last-Seen", last)
         if incoming.meta("Last-Excerpt"):
             updated = updated.with_metadata("Last-Excerpt", incoming.meta("Last-Excerpt"))
-    for name in ("Helpful", "Harmful"):
-        mine, theirs = _count_of(local, name), _count_of(incoming, name)
+    # Credit travels with the fix, whichever store measured it; recurrences past a promotion or a
+    # resolution are about this store's status, so only the same entry brings them.
+    for name in (*CREDIT_COUNTS, *(RECURRENCE_COUNTS if same_entry else ())):
+        mine, theirs = count_of(local, name), count_of(incoming, name)
         total = max(mine, theirs) if same_entry else mine + theirs
         if total != mine:
             updated = updated.with_metadata(name, str(total))
+    measured = later(local.meta("Last-Measured-Helpful").strip(), incoming.meta("Last-Measured-Helpful").strip())
+    if measured != local.meta("Last-Measured-Helpful").strip():
+        updated = updated.with_metadata("Last-Measured-Helpful", measured)
+    if incoming.observed_fix and (not local.observed_fix or incoming.last_seen > local.last_seen):
+        updated = updated.with_metadata("Observed-Fix", incoming.observed_fix)
     priority = ranked(local.priority, incoming.priority, PRIORITY_RANK)
     if priority and priority != local.priority:
         updated = updated.with_field("Priority", priority)
@@ -181,10 +193,6 @@ def absorb_entry(local: Entry, incoming: Entry, *, same_entry: bool, keep: int =
     if same_entry:
         updated = _absorb_same_entry(updated, incoming)
     return updated
-
-
-def _count_of(entry: Entry, name: str) -> int:
-    return entry.helpful if name == "Helpful" else entry.harmful
 
 
 _ACTION_TITLE = {"learning": "Suggested Action", "error": "Suggested Fix", "feature": "Suggested Implementation"}
@@ -211,6 +219,9 @@ def _absorb_same_entry(local: Entry, incoming: Entry) -> Entry:
         merged = merge_comma_list("", local.field(name), incoming.field(name))
         if merged and merged != local.field(name).strip():
             updated = updated.with_field(name, merged)
+    promoted_on = earlier(local.promoted_on, incoming.promoted_on)
+    if promoted_on != local.promoted_on:
+        updated = updated.with_metadata("Promoted-On", promoted_on)
     for name in ("See Also", "Tags", "Related Files"):
         merged = merge_comma_list("", local.meta(name), incoming.meta(name))
         if merged and merged != local.meta(name).strip():

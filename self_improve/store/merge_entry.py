@@ -25,10 +25,15 @@ from self_improve.store.entry import (
 )
 from self_improve.store.merge_values import (
     DEFAULT_KEEP,
+    EARLIEST_DAYS,
+    LATEST_DAYS,
+    NEWEST_SIDE_VALUES,
     PRIORITY_RANK,
     STATUS_RANK,
+    SUMMED_COUNTS,
     absorbed_count,
     bound_occurrences,
+    count_of,
     earlier,
     later,
     merge_comma_list,
@@ -41,7 +46,10 @@ from self_improve.store.three_way import MergeResult, conflict_lines, merge_keye
 
 _LIST_FIELDS = frozenset({"promoted", "see also", "tags", "related files", "imported-from"})
 ACTION_TITLES = frozenset(title.casefold() for title in ACTION_SECTIONS)
-_COUNTERS = frozenset({"recurrence-count", "helpful", "harmful"})
+_COUNTERS = frozenset(name.casefold() for name in SUMMED_COUNTS)
+_EARLIEST = frozenset(name.casefold() for name in EARLIEST_DAYS)
+_LATEST = frozenset(name.casefold() for name in LATEST_DAYS)
+_NEWEST_SIDE = frozenset(name.casefold() for name in NEWEST_SIDE_VALUES)
 _FREQUENCY_RANK = {name: rank for rank, name in enumerate(("first_time", "recurring"))}
 
 
@@ -124,9 +132,7 @@ class _Trio:
 
     def counter(self, name: str) -> int:
         def value(entry: Entry) -> int:
-            if name == "recurrence-count":
-                return entry.recurrence_count
-            return entry.helpful if name == "helpful" else entry.harmful
+            return count_of(entry, name)
 
         if self.base is None:  # one entry reached both sides (archived on both, imported on both)
             if name == "recurrence-count":
@@ -165,12 +171,10 @@ def _merge_field_line(
         chosen = o_value if merged == parse_occurrences(o_value) else ", ".join(item.render() for item in merged)
     elif o_value == t_value:
         return (ours,)
-    elif name == "first-seen":
+    elif name in _EARLIEST:
         chosen = earlier(o_value.strip(), t_value.strip())
-    elif name in ("last-seen",):
+    elif name in _LATEST:
         chosen = later(o_value.strip(), t_value.strip())
-    elif name == "logged":
-        chosen = earlier(o_value.strip(), t_value.strip())
     elif name == "status":
         chosen = ranked(o_value, t_value, STATUS_RANK)
     elif name == "priority":
@@ -179,7 +183,7 @@ def _merge_field_line(
         chosen = ranked(o_value, t_value, _FREQUENCY_RANK)
     elif name in _LIST_FIELDS:
         chosen = merge_comma_list(b_value, o_value, t_value)
-    elif name == "last-excerpt":
+    elif name in _NEWEST_SIDE:
         chosen = t_value if trio.theirs.last_seen > trio.ours.last_seen else o_value
     if chosen is None:
         conflicts.add(f"{trio.ours.id}: {name}")

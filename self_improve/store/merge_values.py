@@ -34,6 +34,30 @@ STATUS_ORDER = (
 STATUS_RANK = {name: rank for rank, name in enumerate(STATUS_ORDER)}
 PRIORITY_RANK = {name: rank for rank, name in enumerate(PRIORITIES)}
 
+# Event counts: each branch's additions since the base are summed (``ours + theirs - base``), the
+# same event reaching both sides without a base counts once (the larger), and ``merge NEW OLD``
+# adds them. Credit (self-reported and measured, apart) and the recurrences past a promotion or a
+# resolution are counts of events like Recurrence-Count.
+CREDIT_COUNTS = ("Helpful", "Harmful", "Measured-Helpful", "Measured-Harmful")
+RECURRENCE_COUNTS = ("Recurred-After-Promotion", "Recurred-After-Resolution")
+SUMMED_COUNTS = ("Recurrence-Count", *CREDIT_COUNTS, *RECURRENCE_COUNTS)
+# Days: the earliest ``First-Seen``/``Logged``/``Promoted-On`` (when it started), the latest
+# ``Last-Seen``/``Last-Measured-Helpful`` (when it last happened).
+EARLIEST_DAYS = ("First-Seen", "Logged", "Promoted-On")
+LATEST_DAYS = ("Last-Seen", "Last-Measured-Helpful")
+# One value written with the newest occurrence: the side whose Last-Seen is later (ours on a tie).
+NEWEST_SIDE_VALUES = ("Last-Excerpt", "Observed-Fix")
+
+
+def count_of(entry: Entry, name: str) -> int:
+    """The value of one of :data:`SUMMED_COUNTS` (0 when absent or not a number)."""
+    if name.casefold() == "recurrence-count":
+        return entry.recurrence_count
+    try:
+        return max(0, int(entry.meta(name).strip()))
+    except ValueError:
+        return 0
+
 
 def merge_comma_list(base: str, ours: str, theirs: str) -> str:
     """Set-like three-way merge of ``a, b, c`` values (ours' order, then theirs' additions)."""

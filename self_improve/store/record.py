@@ -221,7 +221,20 @@ def merge_occurrence(entry: Entry, request: LogRequest, occurrence: occ.Occurren
     if request.see_also and request.see_also not in updated.see_also:
         joined = ", ".join((*updated.see_also, request.see_also))
         updated = updated.with_metadata("See Also", joined)
-    return updated
+    return recurred(updated)
+
+
+def recurred(entry: Entry) -> Entry:
+    """A new occurrence of a promoted or resolved entry: its rule or its fix did not hold.
+
+    A promoted one counts ``Recurred-After-Promotion`` (``review`` proposes revising its rule);
+    a resolved one counts ``Recurred-After-Resolution`` and is pending again."""
+    if entry.status == "promoted":
+        return entry.with_metadata("Recurred-After-Promotion", str(entry.recurred_after_promotion + 1))
+    if entry.status == "resolved":
+        counted = entry.with_metadata("Recurred-After-Resolution", str(entry.recurred_after_resolution + 1))
+        return counted.with_status("pending")
+    return entry
 
 
 def _with_summary(entry: Entry, request: LogRequest) -> Entry:

@@ -68,7 +68,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("promotion.max_rule_chars", int, 200, "Longest rule that may be promoted.", min=20, max=200, project=(20, 200)),
     Setting("forgetting.archive_after_days", int, 90, "Closed entries (resolved, wont_fix, retired) unseen this long are archive candidates.", min=1, max=36500, project=(7, 3650)),
     Setting("forgetting.decay_after_days", int, 180, "Pending entries unseen this long stop counting towards promotion.", min=1, max=36500, project=(7, 3650)),
-    Setting("forgetting.stale_after_days", int, 180, "Promoted rules unseen this long are retire candidates.", min=1, max=36500, project=(7, 3650)),
+    Setting("forgetting.stale_after_days", int, 180, "No longer used: age alone never retires a promoted rule (only evidence does: harm outweighing help, a successor, its subject gone). Kept so configs that set it stay valid.", min=1, max=36500, project=(7, 3650)),
     Setting("forgetting.max_active_entries", int, 200, "Above this many active entries, review lists the lowest-value ones for archiving.", min=1, max=1000000, project=(10, 100000)),
     Setting("trust.safe_directories", list, [], "Directories whose .learnings/ is trusted even when another user owns it (like git's safe.directory; \"*\" trusts all). User-level config only.", personal=True),
     Setting("targets.learning", str, "CLAUDE.md", "Default promotion target for learnings."),

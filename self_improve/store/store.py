@@ -359,27 +359,39 @@ class Store:
         relative = self._relative_name(name)
         return [Entry(entry.lines, file=relative) for _, entry in found]
 
+    def note_fix_written_here(self, entry_id: str, day: str, text: str) -> None:
+        """Note in this machine's provenance ledger that ``text`` was written on ``entry_id`` here
+        (the hooks' observed fix): ``review --yes`` promotes only fixes written on this machine.
+        Under the unknown task, so the line proves the text and never an occurrence."""
+        from self_improve.store import provenance
+
+        provenance.record(self._root, entry_id, day, "-", "hook", created=False, action=text)
+
     def update(self, entry_id: str, edit: Callable[[Entry], Entry]) -> Entry:
-        """Apply ``edit`` to one entry under the lock and rewrite its file atomically."""
-        found = self.find(entry_id)
-        if found is None:
-            raise SelfImproveError(f"unknown ID {entry_id!r} (see `self-improve list`)")
-        kind = found[0]
-        path = self.file_for(kind)
-        self._check_writable(path)
-        with self.lock():
-            parsed = self.parse(kind)  # re-read under the lock: another writer may have been first
-            wanted = found[1].id.upper()
-            index = next((n for n, entry in enumerate(parsed.entries) if entry.id.upper() == wanted), None)
-            if index is None:
-                raise SelfImproveError(f"unknown ID {entry_id!r} (it vanished while we waited for the lock)")
-            entry = parsed.entries[index]
-            new = edit(entry)
-            if new.text != entry.text:
-                entries = list(parsed.entries)
-                entries[index] = new
-                self.write_file(self.name_of(path), LearningsFile(parsed.preamble, tuple(entries)).render())
-            return new
+        """Apply ``edit`` to one entry under the lock and rewrite its file atomically.
+
+        By file name, as ``log`` writes, never through ``pathlib``: the hooks call it too (an
+        observed fix, measured credit), and their path must stay light."""
+        wanted = entry_id.strip().upper()
+        prefix = wanted.split("-", 1)[0]
+        for kind in [k for k, (p, _) in KINDS.items() if p == prefix] or list(KINDS):
+            name = self._file_name(kind)
+            if wanted not in self.read_file(name).upper():
+                continue
+            self._check_file(name)
+            with self.lock():
+                parsed = parse_text(self.read_file(name), file=self._relative_name(name))  # re-read under the lock
+                index = next((n for n, entry in enumerate(parsed.entries) if entry.id.upper() == wanted), None)
+                if index is None:
+                    continue  # only mentioned (a See Also), or it vanished while we waited for the lock
+                entry = parsed.entries[index]
+                new = edit(entry)
+                if new.text != entry.text:
+                    entries = list(parsed.entries)
+                    entries[index] = new
+                    self.write_file(name, LearningsFile(parsed.preamble, tuple(entries)).render())
+                return new
+        raise SelfImproveError(f"unknown ID {entry_id!r} (see `self-improve list`)")
 
 
 def _keyed(scan: FileScan, span: tuple[int, int], key: str) -> bool:

@@ -51,19 +51,22 @@ def test_plugin_files_say_what_we_verified() -> None:
     market = build_plugin.marketplace_json(manifest)
     assert market["plugins"][0]["source"] == "./" and market["plugins"][0]["name"] == plugin["name"]
     hooks = build_plugin.hooks_json(manifest)["hooks"]
-    assert list(hooks) == sorted(hooks) == ["PostToolUse", "PostToolUseFailure", "SessionStart", "UserPromptSubmit"]
+    assert list(hooks) == sorted(hooks) == ["PostToolUse", "PostToolUseFailure", "PreToolUse", "SessionStart", "UserPromptSubmit"]
     assert hooks["PostToolUse"][0]["matcher"] == hooks["PostToolUseFailure"][0]["matcher"] == "Bash"
+    assert hooks["PreToolUse"][0]["matcher"] == "Bash"
     assert "matcher" not in hooks["UserPromptSubmit"][0]
     commands = {event: groups[0]["hooks"][0]["command"] for event, groups in hooks.items()}
     assert commands["PostToolUseFailure"] == '"${CLAUDE_PLUGIN_ROOT}/hooks/post-bash"'
+    assert commands["PreToolUse"] == '"${CLAUDE_PLUGIN_ROOT}/hooks/pre-bash"'
     assert commands["SessionStart"] == '"${CLAUDE_PLUGIN_ROOT}/hooks/session-start"'
 
 
 def test_manifest_hooks_per_harness() -> None:
     manifest = inst.load_manifest(REPO)
     claude = [(h.event, h.script) for h in manifest.hooks_for("claude")]
-    assert claude == [("UserPromptSubmit", "prompt-submit"), ("PostToolUse", "post-bash"), ("PostToolUseFailure", "post-bash")]
-    assert [h.event for h in manifest.hooks_for("codex")] == ["UserPromptSubmit", "PostToolUse"]
+    assert claude == [("UserPromptSubmit", "prompt-submit"), ("PostToolUse", "post-bash"), ("PreToolUse", "pre-bash"),
+                      ("PostToolUseFailure", "post-bash")]
+    assert [h.event for h in manifest.hooks_for("codex")] == ["UserPromptSubmit", "PostToolUse", "PreToolUse"]
     assert manifest.option("openclaw", "skill_dir") == "self-improvement"
 
 

@@ -29,13 +29,15 @@ def test_healthy_install(tmp_path: Path) -> None:
     code, lines = doctor(project, home)
     assert code == 0, lines
     settings = home / ".claude/settings.json"
-    assert lines[:3] == [
+    assert lines[:4] == [
         f"✓ claude: UserPromptSubmit hook registered in {settings}",
         f"✓ claude: PostToolUse (Bash) hook registered in {settings}",
+        f"✓ claude: PreToolUse (Bash) hook registered in {settings}",
         f"✓ claude: PostToolUseFailure (Bash) hook registered in {settings}",
     ]
     assert "✓ claude: post-bash answered a sample PostToolUseFailure correctly in N ms (exit 0)" in lines
     assert "✓ claude: prompt-submit answered a sample UserPromptSubmit correctly in N ms (exit 0)" in lines
+    assert "✓ claude: pre-bash answered a sample PreToolUse correctly in N ms (exit 0)" in lines
     assert lines[-1] == "✓ learnings: lint: no problems in .learnings/"
     assert list((project / ".learnings").glob("*.md")) and not (project / ".learnings/ERRORS.md").read_text().count("## [")
 

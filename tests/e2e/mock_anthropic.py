@@ -9,6 +9,10 @@ the one the harness contract README describes:
 * any other ``POST /v1/messages`` (after the tool ran, or a side request such as title
   generation or a quota probe that offers no tools): answer with one text block and
   ``end_turn``.
+* several commands in sequence: set ``commands`` (a list) instead of ``command``. A main-loop
+  request whose conversation holds N ``tool_result`` blocks is answered with a ``tool_use`` of
+  ``commands[N]``, and with the text once the list is done (the README's scripted agent: a
+  failure, a fix, a retry).
 * streaming (``"stream": true``) is answered in SSE (``message_start``,
   ``content_block_start/delta/stop``, ``message_delta``, ``message_stop``); ``"stream":
   false`` gets a plain JSON Message.
@@ -22,6 +26,10 @@ Usage::
         first, second = mock.conversation_requests()[:2]
         assert "<error-detected>" in hook_context(second, "PostToolUseFailure")
         assert "nosuchmod" in seen_text(second)  # system prompt + messages + tool results
+
+    with MockAnthropic(commands=["python3 app.py", "cp helpers.example.py helpers.py", "python3 app.py"]) as mock:
+        run_claude(project, "run it", mock.url)
+        assert [r.response_kind for r in mock.conversation_requests()] == list(mock.turn)  # 3 tool_use, 1 text
 """
 
 from __future__ import annotations
@@ -30,6 +38,7 @@ import itertools
 import json
 import re
 from dataclasses import dataclass
+from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from tests.e2e import mock_server
@@ -165,6 +174,32 @@ def hook_context(request: LoggedRequest | dict, event: str) -> str:
     return "\n".join(found)
 
 
+_TOOL_CONTEXT_LABEL = re.compile(r"(?:\A|\n\n)(\w+):Bash hook additional context: ")
+
+
+def last_call_context(request: LoggedRequest | dict) -> dict[str, str]:
+    """What hooks injected for the request's last Bash call, by event: ``{"PreToolUse": text,
+    "PostToolUseFailure": text}`` ({} when none did).
+
+    Observed on 2.1.328: the client sends a hook's ``additionalContext`` as one ``role: "system"``
+    message right AFTER the call's ``tool_result`` message, ``"<Event>:Bash hook additional
+    context: <text>"``; PreToolUse context too (it never comes before the result), and when both a
+    PreToolUse and a PostToolUse[Failure] hook spoke, both share that message, PreToolUse first,
+    separated by a blank line. Only the messages after the last ``tool_result`` are read."""
+    body = request.body if isinstance(request, LoggedRequest) else request
+    messages = body.get("messages") or [] if isinstance(body, dict) else []
+    last = max((i for i, m in enumerate(messages) if tool_results({"messages": [m]})), default=None)
+    if last is None:
+        return {}
+    text = "\n\n".join(part for m in messages[last + 1:] if isinstance(m, dict)
+                       for part in _content_parts(m.get("content")))
+    found: dict[str, str] = {}
+    pieces = _TOOL_CONTEXT_LABEL.split(text)
+    for event, context in zip(pieces[1::2], pieces[2::2], strict=True):
+        found[event] = context
+    return found
+
+
 def tool_results(request: LoggedRequest | dict) -> list[dict]:
     """Every ``tool_result`` block in the request's messages."""
     body = request.body if isinstance(request, LoggedRequest) else request
@@ -252,15 +287,26 @@ class MockAnthropic(MockServer[LoggedRequest]):
 
     name = "anthropic"
     request_class = LoggedRequest
-    turn: ClassVar[tuple[str, ...]] = ("tool_use", "text")  # response kinds of one scripted turn
     request_id_header = "request-id"
     failure_body: ClassVar[dict[str, Any]] = {"type": "error", "error": {"type": "api_error", "message": "mock failure"}}
 
-    def __init__(self, command: str = "echo hello", final_text: str = DEFAULT_FINAL_TEXT) -> None:
+    def __init__(self, command: str = "echo hello", final_text: str = DEFAULT_FINAL_TEXT,
+                 commands: Sequence[str] | None = None) -> None:
         super().__init__()
         self.command = command
+        self.commands: list[str] | None = list(commands) if commands is not None else None
         self.final_text = final_text
         self._ids = itertools.count(1)
+
+    @property
+    def script(self) -> list[str]:
+        """The Bash commands of one turn, in order: ``commands`` if set, else ``[command]``."""
+        return list(self.commands) if self.commands is not None else [self.command]
+
+    @property
+    def turn(self) -> tuple[str, ...]:
+        """The response kinds of one scripted turn: one ``tool_use`` per command, then the text."""
+        return ("tool_use",) * len(self.script) + ("text",)
 
     def messages_requests(self) -> list[LoggedRequest]:
         """Every ``POST /v1/messages`` (main loop and side requests), in arrival order."""
@@ -311,13 +357,15 @@ class MockAnthropic(MockServer[LoggedRequest]):
 
     def _answer(self, req: LoggedRequest) -> dict:
         n = next(self._ids)
-        if req.is_conversation and not has_tool_result(req.body):
+        script = self.script
+        done = len(tool_results(req.body)) if req.is_conversation else len(script)
+        if done < len(script):
             req.response_kind = "tool_use"
             block = {
                 "type": "tool_use",
                 "id": f"toolu_mock{n:04d}",
                 "name": "Bash",
-                "input": {"command": self.command, "description": "run"},
+                "input": {"command": script[done], "description": "run"},
             }
             return _message(req.body, [block], "tool_use", f"msg_mock{n:04d}")
         req.response_kind = "text"

@@ -8,6 +8,9 @@ http://127.0.0.1:PORT/v1``, ``wire_api = "responses"``; see ``codex_client.py``)
   ``function_call_output`` yet: answer with one ``function_call`` running ``command``.
 * any other ``POST /v1/responses`` (after the tool ran, or a side request that offers no shell):
   answer with one assistant ``message`` holding ``final_text``.
+* several commands in sequence: set ``commands`` (a list) instead of ``command``. A request whose
+  ``input`` holds N tool outputs is answered with a ``function_call`` running ``commands[N]``, and
+  with the message once the list is done.
 * answers are SSE (``response.created``, ``response.output_item.done``, ``response.completed``),
   which is all Codex 0.171.0 needs; a ``"stream": false`` request gets the plain Response JSON.
 * ``GET /v1/models`` gets an empty model list, anything else a harmless ``200 {}``.
@@ -18,9 +21,9 @@ and user ``message`` items (``input_text`` parts), the model's ``function_call``
 ``function_call_output`` items with the tool's output as one string. Hook ``additionalContext``
 arrives verbatim (no label such as Claude Code's "hook additional context:") as a separate
 developer message next to the item it belongs to. Observed on 0.171.0: UserPromptSubmit context
-right after the user's prompt; PostToolUse context right after the model's ``function_call``,
-*before* that call's ``function_call_output``. See :func:`context_after_prompt` and
-:func:`context_for_tool_call`.
+right after the user's prompt; PreToolUse and then PostToolUse context (one developer message
+each) right after the model's ``function_call``, *before* that call's ``function_call_output``.
+See :func:`context_after_prompt`, :func:`context_for_tool_call` and :func:`contexts_for_tool_call`.
 
 Usage::
 
@@ -34,9 +37,9 @@ from __future__ import annotations
 
 import itertools
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any
 
 from tests.e2e import mock_server
 from tests.e2e.mock_server import MockHandler, MockServer, clip
@@ -194,21 +197,27 @@ def context_after_prompt(request: LoggedRequest | dict, prompt: str) -> str:
 
 
 def context_for_tool_call(request: LoggedRequest | dict, call_id: str | None = None) -> str:
-    """What was injected for one tool call (PostToolUse hook context): the developer/user messages
-    that follow the model's ``function_call`` (the last one, or the one with ``call_id``), skipping
-    that call's own output item, up to the next item of another kind.
+    """What was injected for one tool call (PreToolUse / PostToolUse hook context): the
+    developer/user messages that follow the model's ``function_call`` (the last one, or the one
+    with ``call_id``), skipping that call's own output item, up to the next item of another kind.
 
-    Codex 0.171.0 records the hook's message *between* the call and its output
+    Codex 0.171.0 records the hooks' messages *between* the call and its output
     (``function_call``, ``message/developer``, ``function_call_output``); a version that appends it
     after the output is matched as well.
     """
+    return "\n".join(contexts_for_tool_call(request, call_id))
+
+
+def contexts_for_tool_call(request: LoggedRequest | dict, call_id: str | None = None) -> list[str]:
+    """:func:`context_for_tool_call`, one text per injected message, in order (0.171.0: the
+    PreToolUse hook's message first, then the PostToolUse hook's)."""
     items = input_items(request)
     index = _last_index(
         items,
         lambda item: item.get("type") == "function_call" and (call_id is None or item.get("call_id") == call_id),
     )
     if index is None:
-        return ""
+        return []
     wanted = items[index].get("call_id")
     found: list[str] = []
     for item in items[index + 1:]:
@@ -217,7 +226,7 @@ def context_for_tool_call(request: LoggedRequest | dict, call_id: str | None = N
         if item.get("type", "message") != "message" or item.get("role") not in ("developer", "user", "system"):
             break
         found.append(item_text(item))
-    return "\n".join(found)
+    return found
 
 
 def summarize_items(request: LoggedRequest | dict, width: int = 400) -> str:
@@ -279,13 +288,24 @@ class MockResponses(MockServer[LoggedRequest]):
 
     name = "responses"
     request_class = LoggedRequest
-    turn: ClassVar[tuple[str, ...]] = ("function_call", "message")  # response kinds of one scripted turn
 
-    def __init__(self, command: str = "echo hello", final_text: str = DEFAULT_FINAL_TEXT) -> None:
+    def __init__(self, command: str = "echo hello", final_text: str = DEFAULT_FINAL_TEXT,
+                 commands: Sequence[str] | None = None) -> None:
         super().__init__()
         self.command = command
+        self.commands: list[str] | None = list(commands) if commands is not None else None
         self.final_text = final_text
         self._ids = itertools.count(1)
+
+    @property
+    def script(self) -> list[str]:
+        """The shell commands of one turn, in order: ``commands`` if set, else ``[command]``."""
+        return list(self.commands) if self.commands is not None else [self.command]
+
+    @property
+    def turn(self) -> tuple[str, ...]:
+        """The response kinds of one scripted turn: one ``function_call`` per command, then the message."""
+        return ("function_call",) * len(self.script) + ("message",)
 
     def responses_requests(self) -> list[LoggedRequest]:
         """Every ``POST /v1/responses`` (main loop and side requests), in arrival order."""
@@ -329,14 +349,17 @@ class MockResponses(MockServer[LoggedRequest]):
     def _answer(self, req: LoggedRequest) -> dict:
         n = next(self._ids)
         tool = req.shell_tool
-        if tool is not None and not has_tool_output(req):
+        script = self.script
+        done = len(tool_outputs(req)) if tool is not None else len(script)
+        if done < len(script):
+            command = script[done]
             req.response_kind = "function_call"
             if tool == "exec_command":
-                arguments: dict[str, Any] = {"cmd": self.command}
+                arguments: dict[str, Any] = {"cmd": command}
             elif tool == "shell_command":
-                arguments = {"command": self.command}
+                arguments = {"command": command}
             else:
-                arguments = {"command": ["bash", "-lc", self.command]}
+                arguments = {"command": ["bash", "-lc", command]}
             item: dict[str, Any] = {
                 "type": "function_call",
                 "id": f"fc_mock{n:04d}",

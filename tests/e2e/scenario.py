@@ -113,12 +113,74 @@ def why(run: ClientRun, mock: ScriptedMock[Any]) -> str:
     return text
 
 
-def one_turn(run: ClientRun, mock: ScriptedMock[Request]) -> tuple[Request, Request]:
-    """The turn's two model requests: the prompt (answered with a shell call), then its result."""
-    requests = mock.conversation_requests()
+def turn_requests(run: ClientRun, mock: ScriptedMock[Request]) -> list[Request]:
+    """The turn's model requests, checked against the mock's script (``mock.turn``): the prompt,
+    then one request after each shell call (carrying its result), the last one answered with text."""
+    requests = list(mock.conversation_requests())
     assert run.returncode == 0, f"{run.label} failed{why(run, mock)}"
     assert not mock.errors, f"the mock itself failed{why(run, mock)}"
     assert [r.response_kind for r in requests] == list(mock.turn), f"unexpected conversation{why(run, mock)}"
-    first, second = requests
+    return requests
+
+
+def one_turn(run: ClientRun, mock: ScriptedMock[Request]) -> tuple[Request, Request]:
+    """The turn's two model requests: the prompt (answered with a shell call), then its result."""
+    first, second = turn_requests(run, mock)
     assert second.carries_tool_result, f"second request carries no tool result{why(run, mock)}"
     return first, second
+
+
+# --- the credit scenario (issue 12): fail, fix, pass; then the same mistake in a new session ---
+#
+# ``app.py`` imports a local module that only exists as ``helpers.example.py``: ``python3 app.py``
+# fails with a real ModuleNotFoundError until ``cp helpers.example.py helpers.py``. The scripted
+# agent never calls self-improve; what it learns comes from exit codes through our hooks.
+
+CREDIT_APP = "import helpers\n\nprint(helpers.greeting())\n"
+CREDIT_HELPERS = 'def greeting():\n    return "hello from helpers"\n'
+RUN_APP = "python3 app.py"
+COPY_HELPERS = "cp helpers.example.py helpers.py"
+HELPERS_KEY = "deps.module-not-found/python:helpers"  # the fingerprint (subjects.toml: python:<module>)
+HELPERS_MISTAKE = "deps.module-not-found (python:helpers)"
+HELPERS_TITLE = "Module or package not found"
+HELPERS_ERROR = "ModuleNotFoundError: No module named 'helpers'"
+GREETING = "hello from helpers"
+OBSERVED_FIX = "Last time: `cp helpers.example.py helpers.py`, then `python3 app.py` passed."
+
+
+def credit_project(root: Path) -> Path:
+    """``root`` with ``.learnings/`` (``self-improve init``) and the broken app."""
+    root.mkdir(parents=True, exist_ok=True)
+    self_improve(root, "--root", str(root), "init")
+    assert (root / ".learnings").is_dir(), "self-improve init did not create .learnings/"
+    (root / "app.py").write_text(CREDIT_APP)
+    (root / "helpers.example.py").write_text(CREDIT_HELPERS)
+    return root
+
+
+def errors_md(project: Path) -> str:
+    path = project / ".learnings" / "ERRORS.md"
+    return path.read_text() if path.is_file() else "(no ERRORS.md)"
+
+
+def helpers_entry(project: Path) -> Any:
+    """The one error entry of the credit scenario's fingerprint."""
+    entries = error_entries(project, HELPERS_KEY)
+    assert len(entries) == 1, f"expected one entry for {HELPERS_KEY}: {[e.id for e in entries]}\n{errors_md(project)}"
+    return entries[0]
+
+
+def known_fix_line(entry: Any, fix: str = OBSERVED_FIX) -> str:
+    """The recall line post-bash and pre-bash share (the spec: ``Known fix (from ID logged DAY in this repo): TEXT``)."""
+    return f"Known fix (from {entry.id} logged {entry.logged[:10]} in this repo): {fix}"
+
+
+def recalled_nudge(entry: Any, seen: int, sessions: int, fix: str = OBSERVED_FIX) -> str:
+    """post-bash's ``<error-detected>`` block for a failure of the scenario with a known fix."""
+    return (f"{ERROR_TAG}\n{HELPERS_MISTAKE}: {HELPERS_TITLE}. Seen {seen}x in {sessions} session(s).\n"
+            f"{known_fix_line(entry, fix)}\n</error-detected>")
+
+
+def known_fix_block(entry: Any, fix: str = OBSERVED_FIX) -> str:
+    """pre-bash's ``<known-fix>`` block (PreToolUse additionalContext) before ``RUN_APP`` runs again."""
+    return f"<known-fix>\nThis command failed here before: {HELPERS_MISTAKE}.\n{known_fix_line(entry, fix)}\n</known-fix>"

@@ -88,10 +88,10 @@ def installed_project(tmp_path: Path, codex_home: Path) -> Path:
 
 @pytest.fixture
 def project(installed_project: Path, trust: Any) -> Path:
-    """``installed_project`` with the project and our two hooks trusted, as the user would."""
-    trusted = trust(installed_project, select=lambda hook: is_ours(hook, installed_project), expect=2)
+    """``installed_project`` with the project and our three hooks trusted, as the user would."""
+    trusted = trust(installed_project, select=lambda hook: is_ours(hook, installed_project), expect=3)
     events = sorted(hook["eventName"] for hook in trusted if is_ours(hook, installed_project))
-    assert events == ["postToolUse", "userPromptSubmit"], json.dumps(trusted, indent=1)
+    assert events == ["postToolUse", "preToolUse", "userPromptSubmit"], json.dumps(trusted, indent=1)
     return installed_project
 
 
@@ -165,7 +165,7 @@ def test_untrusted_hooks_are_skipped(
     and Codex says nothing about it (the installer's note warns the user)."""
     listed = trust(installed_project, select=lambda hook: False)  # the project only
     ours = [hook for hook in listed if is_ours(hook, installed_project)]
-    assert sorted(hook["trustStatus"] for hook in ours) == ["untrusted", "untrusted"], json.dumps(listed, indent=1)
+    assert sorted(hook["trustStatus"] for hook in ours) == ["untrusted", "untrusted", "untrusted"], json.dumps(listed, indent=1)
     mock_responses.command = FAILING
 
     run = codex(installed_project, PROMPT)

@@ -91,6 +91,7 @@ def test_install_into_an_existing_file_appends_our_groups_in_its_style(tmp_path:
     text = settings_file(tmp_path).read_text()
     expected = json.loads(ORIGINAL)
     expected["hooks"]["PostToolUse"].append(ours("post-bash"))
+    expected["hooks"]["PreToolUse"] = [ours("pre-bash")]
     expected["hooks"]["PostToolUseFailure"] = [ours("post-bash")]
     expected["hooks"]["UserPromptSubmit"] = [ours("prompt-submit", matcher=None)]
     assert json.loads(text) == expected
@@ -109,6 +110,7 @@ def test_install_into_no_file_creates_it_and_uninstall_deletes_it(tmp_path: Path
             "hooks": {
                 "PostToolUse": [ours("post-bash")],
                 "PostToolUseFailure": [ours("post-bash")],
+                "PreToolUse": [ours("pre-bash")],
                 "UserPromptSubmit": [ours("prompt-submit", matcher=None)],
             }
         },

@@ -131,6 +131,9 @@ def test_install_writes_only_the_events_codex_has(tmp_path: Path) -> None:
             "PostToolUse": [
                 {"matcher": "Bash", "hooks": [{"type": "command", "command": f"SELF_IMPROVE_PYTHON={PY} {REPO}/hooks/post-bash", "timeout": 30}]}
             ],
+            "PreToolUse": [
+                {"matcher": "Bash", "hooks": [{"type": "command", "command": f"SELF_IMPROVE_PYTHON={PY} {REPO}/hooks/pre-bash", "timeout": 30}]}
+            ],
             "UserPromptSubmit": [
                 {"hooks": [{"type": "command", "command": f"SELF_IMPROVE_PYTHON={PY} {REPO}/hooks/prompt-submit", "timeout": 30}]}
             ],

@@ -99,3 +99,39 @@ def test_a_correction_is_nudged_without_importing_anything_heavy(tmp_path: Path)
     printed, heavy = run_probe("prompt-submit", correction, home, RECORDING_HEAVY)
     assert printed.startswith("<correction-detected>")
     assert heavy == []
+
+
+def test_pre_bash_imports_nothing_heavy_with_or_without_history(tmp_path: Path) -> None:
+    project, home = project_and_home(tmp_path)
+    call = fixture("PreToolUse", cwd=str(project))
+    loaded("pre-bash", call, home)
+    assert run_probe("pre-bash", call, home, RECORDING_HEAVY) == ("", [])
+    # the command failed here and a fix is known: the store is opened, and still nothing heavy
+    run_probe("post-bash", fixture("PostToolUseFailure", cwd=str(project), session_id="earlier"), home, RECORDING_HEAVY)
+    (entry,) = Store(project).entries("error")
+    Store(project).update(entry.id, lambda e: e.with_metadata("Observed-Fix", "Last time: `pip install nosuchmod`, then it passed."))
+    printed, heavy = run_probe("pre-bash", call, home, RECORDING_HEAVY)
+    assert printed.startswith('{"hookSpecificOutput": {"hookEventName": "PreToolUse", "additionalContext": "<known-fix>')
+    assert heavy == []
+
+
+def test_an_observed_fix_is_written_without_importing_anything_heavy(tmp_path: Path) -> None:
+    project, home = project_and_home(tmp_path)
+    command = "python3 app.py"
+
+    def result(session: str, text: str, failed: bool) -> dict[str, object]:
+        if failed:
+            return fixture("PostToolUseFailure", cwd=str(project), session_id=session,
+                           tool_input={"command": text, "description": "run"})
+        return fixture("PostToolUse", cwd=str(project), session_id=session, tool_input={"command": text, "description": "run"},
+                       tool_response={"stdout": "ok\n", "stderr": "", "interrupted": False, "isImage": False})
+
+    # The first session writes the caches (the compiled patterns of redaction, of the store) ...
+    for session in ("first", "second"):
+        heavy = [run_probe("post-bash", result(session, text, failed), home, RECORDING_HEAVY)[1]
+                 for text, failed in ((command, True), ("pip install nosuchmod", False), (command, False))]
+        (entry,) = Store(project).entries("error")
+        assert entry.observed_fix == f"Last time: `pip install nosuchmod`, then `{command}` passed."
+    # ... that the second reads: nothing heavy to keep the ring, write the fix and measure credit
+    assert heavy == [[], [], []]
+    assert entry.measured_helpful == 1

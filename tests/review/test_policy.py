@@ -219,32 +219,61 @@ def test_size_cap_counts_entries_already_going() -> None:
 # ---- retire ------------------------------------------------------------------------------------------
 
 
-def test_retire_when_harmful_exceeds_helpful() -> None:
-    harmful = entry("LRN-20260301-aaa", status="promoted", promoted="CLAUDE.md", occurrences=[(1, "t1")], meta=[("Helpful", "1"), ("Harmful", "2")])
-    even = entry("LRN-20260301-bbb", status="promoted", promoted="CLAUDE.md", occurrences=[(1, "t1")], meta=[("Helpful", "2"), ("Harmful", "2")])
-    found = retire_candidates([harmful, even], TODAY, POLICY)
-    assert [(c.entry.id, c.reasons, c.target) for c in found] == [("LRN-20260301-aaa", ("harmful 2 > helpful 1",), "CLAUDE.md")]
+def promoted(entry_id: str, *, helpful: int = 0, harmful: int = 0, measured_helpful: int = 0, measured_harmful: int = 0,
+             ago: int = 1, pattern_key: str = "") -> Entry:
+    meta = [("Helpful", str(helpful)), ("Harmful", str(harmful)),
+            ("Measured-Helpful", str(measured_helpful)), ("Measured-Harmful", str(measured_harmful))]
+    return entry(entry_id, status="promoted", promoted="CLAUDE.md", occurrences=[(ago, "t1")], meta=meta, pattern_key=pattern_key)
 
 
-def test_retire_when_superseded_or_stale() -> None:
-    superseded = entry("LRN-20260301-aaa", status="promoted", occurrences=[(1, "t1")], meta=[("Superseded-By", "LRN-20260301-zzz")])
-    day_180 = entry("LRN-20260301-bbb", status="promoted", occurrences=[(180, "t1")])
-    day_181 = entry("LRN-20260301-ccc", status="promoted", occurrences=[(181, "t1")])
-    not_promoted = entry("LRN-20260301-ddd", status="resolved", occurrences=[(300, "t1")], meta=[("Harmful", "5")])
-    found = retire_candidates([superseded, day_180, day_181, not_promoted], TODAY, POLICY)
-    assert [(c.entry.id, c.reasons) for c in found] == [
-        ("LRN-20260301-aaa", ("superseded by LRN-20260301-zzz",)),
-        ("LRN-20260301-ccc", ("not seen for 181 days (over 180)",)),
+def retired(entries: Sequence[Entry]) -> list[tuple[str, tuple[str, ...]]]:
+    return [(c.entry.id, c.reasons) for c in retire_candidates(entries, TODAY, POLICY)]
+
+
+def test_retire_when_harmful_exceeds_helpful_marked_and_measured_together() -> None:
+    found = retire_candidates([promoted("LRN-20260301-aaa", helpful=1, harmful=2)], TODAY, POLICY)
+    assert [(c.entry.id, c.reasons, c.target) for c in found] == [
+        ("LRN-20260301-aaa", ("harmful 2 + measured 0 > helpful 1 + measured 0",), "CLAUDE.md")
+    ]
+    assert retired([promoted("LRN-20260301-bbb", harmful=1, measured_harmful=2, measured_helpful=1)]) == [
+        ("LRN-20260301-bbb", ("harmful 1 + measured 2 > helpful 0 + measured 1",))
+    ]
+    # Measured harm alone tips it: the hooks saw the recalled fix fail.
+    assert retired([promoted("LRN-20260301-ccc", helpful=1, measured_harmful=2)]) == [
+        ("LRN-20260301-ccc", ("harmful 0 + measured 2 > helpful 1 + measured 0",))
     ]
 
 
-def test_a_rule_marked_helpful_recently_is_not_stale() -> None:
-    # A working rule prevents its own recurrence: without this, every rule that works would be
-    # retired 180 days after it started working.
-    kept = entry("LRN-20260301-eee", status="promoted", occurrences=[(200, "t1")], meta=[("Helpful", "2"), ("Last-Helpful", day(10))])
+def test_a_tie_keeps_the_rule_measured_help_offsets_marked_harm() -> None:
+    assert retired([
+        promoted("LRN-20260301-aaa", helpful=2, harmful=2),
+        promoted("LRN-20260301-bbb", harmful=2, measured_helpful=2),  # 2 > 2 is false
+        promoted("LRN-20260301-ccc", helpful=1, harmful=2, measured_helpful=1),
+        promoted("LRN-20260301-ddd", harmful=1, measured_harmful=1, helpful=1, measured_helpful=1),
+        promoted("LRN-20260301-eee", harmful=2, measured_helpful=3),
+    ]) == []
+
+
+def test_retire_when_superseded_and_never_for_age_alone() -> None:
+    superseded = entry("LRN-20260301-aaa", status="promoted", occurrences=[(1, "t1")], meta=[("Superseded-By", "LRN-20260301-zzz")])
+    # A working rule prevents its own recurrence: not seen for 181 or 2,000 days, with no mark
+    # at all (or an old one), it is still no retire candidate.
+    day_181 = entry("LRN-20260301-ccc", status="promoted", occurrences=[(181, "t1")])
+    day_2000 = entry("LRN-20260301-ddd", status="promoted", occurrences=[(2000, "t1")])
     old_help = entry("LRN-20260301-fff", status="promoted", occurrences=[(200, "t1")], meta=[("Helpful", "1"), ("Last-Helpful", day(181))])
-    found = retire_candidates([kept, old_help], TODAY, POLICY)
-    assert [(c.entry.id, c.reasons) for c in found] == [("LRN-20260301-fff", ("not seen for 200 days (over 180)",))]
+    not_promoted = entry("LRN-20260301-eee", status="resolved", occurrences=[(300, "t1")], meta=[("Harmful", "5")])
+    assert retired([superseded, day_181, day_2000, old_help, not_promoted]) == [("LRN-20260301-aaa", ("superseded by LRN-20260301-zzz",))]
+    assert retired([day_2000]) == retired([]) == []
+    assert Policy(stale_after_days=7).stale_after_days == 7  # still read from a config; retires nothing
+    assert retire_candidates([day_181], TODAY, Policy(stale_after_days=7)) == []
+
+
+def test_stale_pending_entries_are_still_archived() -> None:
+    # Unpromoted: decayed after decay_after_days, as before; the same age keeps a promoted rule.
+    stale = entry("LRN-20260301-aaa", occurrences=[(181, "t1")])
+    rule = entry("LRN-20260301-bbb", status="promoted", occurrences=[(181, "t1")])
+    assert archived_ids([stale, rule]) == ["LRN-20260301-aaa"]
+    assert retired([rule]) == []
 
 
 # ---- the rule and its target ----------------------------------------------------------------------

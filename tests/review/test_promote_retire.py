@@ -108,13 +108,15 @@ def test_promote_and_retire_golden(project: Path, case: str) -> None:
 
 def test_promote_marks_the_entry_and_touches_only_its_status_lines(project: Path) -> None:
     before = (project / ".learnings" / "LEARNINGS.md").read_text(encoding="utf-8")
-    assert run_cli("promote", PNPM, "--yes", cwd=project).returncode == 0
+    # `promote` has no --today of its own: the day is the store's clock's, as the occurrences'.
+    assert run_cli("promote", PNPM, "--yes", cwd=project, env={"SELF_IMPROVE_NOW": "2026-03-05T23:59:00Z"}).returncode == 0
     after = (project / ".learnings" / "LEARNINGS.md").read_text(encoding="utf-8")
-    assert after == before.replace(
-        f"## [{PNPM}] correction\n\n**Logged**: 2026-03-01T10:00:00Z\n**Priority**: medium\n**Status**: pending\n",
-        f"## [{PNPM}] correction\n\n**Logged**: 2026-03-01T10:00:00Z\n**Priority**: medium\n**Status**: promoted\n**Promoted**: CLAUDE.md\n",
-    )
-    assert after != before
+    head = f"## [{PNPM}] correction\n\n**Logged**: 2026-03-01T10:00:00Z\n**Priority**: medium\n**Status**: "
+    last_meta = before.split(f"## [{PNPM}]", 1)[1].split("\n\n---\n", 1)[0].rsplit("\n", 1)[1] + "\n"
+    expected = before.replace(head + "pending\n", head + "promoted\n**Promoted**: CLAUDE.md\n")
+    expected = expected.replace(last_meta + "\n---\n", last_meta + "- Promoted-On: 2026-03-05\n\n---\n", 1)
+    assert after == expected
+    assert Store(project).get(PNPM).promoted_on == "2026-03-05"
 
 
 def test_promoting_twice_is_byte_identical_everywhere(project: Path) -> None:

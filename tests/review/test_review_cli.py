@@ -91,7 +91,7 @@ def test_listing_off_a_terminal_changes_nothing(project: Path) -> None:
 def test_json(project: Path) -> None:
     before = tree_hash(project)
     data = json.loads(review(project, "--json"))
-    assert list(data) == ["promote", "archive", "retire", "lint"]
+    assert list(data) == ["promote", "archive", "retire", "revise", "lint"]
     for group in ("promote", "archive", "retire"):
         for candidate in data[group]:
             assert {"id", "summary", "occurrences", "tasks", "last_seen"} <= set(candidate)

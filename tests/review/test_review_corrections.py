@@ -93,7 +93,7 @@ def test_listing_puts_the_queue_before_the_proposals(tmp_path: Path, tmp_path_fa
 def test_json_has_a_corrections_section(project: Path) -> None:
     data = json.loads(review(project, "--json"))
     assert data == {
-        "promote": [], "archive": [], "retire": [], "lint": [],
+        "promote": [], "archive": [], "retire": [], "revise": [], "lint": [],
         "corrections": [
             {"id": NPM.id, "date": "2026-03-01", "session": "s1", "pattern": "en.no", "language": "en",
              "excerpt": "No, that's wrong. Don't use npm here, use pnpm."},
@@ -109,7 +109,7 @@ def test_an_empty_queue_adds_nothing(tmp_path: Path) -> None:
     (tmp_path / ".git").mkdir()
     write_project(tmp_path, [entry_text("LRN-20260228-aaa", "Fresh", occurrences=[(1, "1a2b3c4d")])])
     assert review(tmp_path) == (GOLDEN / "review-nothing.txt").read_text(encoding="utf-8")
-    assert list(json.loads(review(tmp_path, "--json"))) == ["promote", "archive", "retire", "lint"]
+    assert list(json.loads(review(tmp_path, "--json"))) == ["promote", "archive", "retire", "revise", "lint"]
 
 
 # ---- the interactive keys ------------------------------------------------------------------------

@@ -6,11 +6,21 @@ Field names verified on Claude Code 2.1.328 (see shared/claude-code/README.md):
 - ``PostToolUseFailure`` fires when it exits non-zero; ``error`` is ``"Exit code N\\n" + output``.
 - ``UserPromptSubmit`` carries ``prompt``.
 - Post-tool stdout reaches the model only as ``hookSpecificOutput.additionalContext`` JSON.
+- ``PreToolUse`` (matcher Bash) carries ``tool_name``, ``tool_input.command`` and ``tool_use_id``
+  (no output, no exit code). Its ``additionalContext`` reaches the model, but only AFTER the
+  command ran: as a ``role: "system"`` message right after the call's ``tool_result``,
+  ``PreToolUse:Bash hook additional context: <text>``, sharing it with the PostToolUse[Failure]
+  context of the same call (PreToolUse first). The command runs either way. A ``hookEventName``
+  other than the event that fired is dropped (``hook_non_blocking_error``).
+- ``Stop`` fires once at the end of ``claude -p`` (``last_assistant_message``, ``stop_hook_active``)
+  and the client waits for it; ``SessionEnd`` fires after it (``reason``) and is cancelled about
+  1.5 s into the shutdown. Neither is needed: post-bash keeps the evidence as it happens
+  (``hooks/credit.py``).
 """
 
 from __future__ import annotations
 
-from self_improve.events import Prompt, ToolResult, clean_text
+from self_improve.events import Prompt, ToolCall, ToolResult, clean_text
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -20,6 +30,7 @@ if TYPE_CHECKING:
 NAME = "claude"
 LABEL = "Claude Code"
 POST_TOOL_EVENTS = ("PostToolUse", "PostToolUseFailure")
+PRE_TOOL_EVENT = "PreToolUse"
 PROMPT_EVENT = "UserPromptSubmit"
 SHELL_TOOLS = ("Bash",)
 # Claude Code caps injected text at 10,000 characters; we stay far below it anyway.
@@ -30,7 +41,7 @@ EXIT_PREFIX = "Exit code "
 
 def matches(payload: dict[str, Any]) -> bool:
     """Whether ``payload`` has the shape of one of Claude Code's hook events we answer."""
-    return payload.get("hook_event_name") in (*POST_TOOL_EVENTS, PROMPT_EVENT)
+    return payload.get("hook_event_name") in (*POST_TOOL_EVENTS, PRE_TOOL_EVENT, PROMPT_EVENT)
 
 
 def tool_event(payload: dict[str, Any]) -> str:
@@ -83,6 +94,17 @@ def parse_tool_result(payload: dict[str, Any]) -> ToolResult | None:
         cwd=cwd,
         interrupted=payload.get("is_interrupt") is True,
     )
+
+
+def parse_tool_call(payload: dict[str, Any]) -> ToolCall | None:
+    """The Bash command a ``PreToolUse`` payload is about to run, or None for anything else."""
+    if payload.get("hook_event_name") != PRE_TOOL_EVENT or payload.get("tool_name") not in SHELL_TOOLS:
+        return None
+    tool_input = payload.get("tool_input")
+    command = clean_text(tool_input.get("command")) if isinstance(tool_input, dict) else ""
+    if not command:
+        return None
+    return ToolCall(command=command, session=clean_text(payload.get("session_id")), cwd=clean_text(payload.get("cwd")))
 
 
 def parse_prompt(payload: dict[str, Any]) -> Prompt | None:

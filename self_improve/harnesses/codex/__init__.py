@@ -102,6 +102,7 @@ def parse_tool_result(payload: dict[str, Any]) -> ToolResult | None:
 # both. (Codex validates the output strictly, ``additionalProperties: false``: exactly
 # ``hookSpecificOutput.{hookEventName, additionalContext}``, which is what Claude's formatter prints.)
 parse_prompt = claude.parse_prompt
+parse_tool_call = claude.parse_tool_call
 format_context = claude.format_context
 
 
