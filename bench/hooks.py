@@ -111,8 +111,14 @@ def main() -> None:
         bare = p50([interpreter(), "-I", "-c", "pass"], b"", args.runs, env)
         rows = []
         for size_name, size in (("1 KB", 1024), ("1 MB", 1024 * 1024)):
+            # The failing case records its failure, which puts its command in the prevention index:
+            # it gets a project of its own, so that the others run where nothing has failed.
+            failing_project = work / f"failing-{size}"
+            failing_project.mkdir()
+            subprocess.run([interpreter(), "-m", "self_improve", "--root", str(failing_project), "init"], check=True,
+                           stdout=subprocess.DEVNULL, env={**env, "PYTHONPATH": str(REPO)})
             cases = (
-                ("post-bash, failing", failing_payload(project, size)),
+                ("post-bash, failing", failing_payload(failing_project, size)),
                 ("post-bash, passing", passing_payload(project, size)),
                 ("prompt-submit", prompt_payload(project, size)),
             )

@@ -62,14 +62,19 @@ def _observe(context: Context, result: ToolResult, detection: Detection | None, 
     if not failed and result.exit_code not in (0, None):
         return
     name = _names(context)
-    if not failed and not context.fs.is_file(name) and not context.fs.is_file(context.state + ev.INDEX_FILE):
-        return  # the common passing command: nothing open, nothing to prevent
+    nothing_open = False
+    if not failed:
+        session = ev.read_session(context.fs, name, parse_json)
+        nothing_open = not session["failures"] and not session["recalls"]
+        if nothing_open and not ev.may_match(ev.read_index(context.fs, context.state, parse_json), result.command):
+            return  # the common passing command: nothing open in the session, nothing to drop from the index
     from self_improve.detect.intent import Intent
 
     intent = Intent.of(result.command)
     if not intent.key:
         return
-    shown = ev.shown_command(result.command, _clean)
+    # Redaction only for a command that may be quoted: a failure, or a pass while one is open.
+    shown = ev.shown_command(result.command, _clean) if failed or not nothing_open else ""
     now = int(time.time())
     with BUDGET.critical("keeping the evidence"), context.locked():
         session = ev.read_session(context.fs, name, parse_json)
@@ -150,8 +155,9 @@ MAX_SESSION_FIXES = 3
 
 def open_mistakes(context: Context) -> list[tuple[str, Fix]]:
     """The session's first prompt: (fingerprint, fix) of up to :data:`MAX_SESSION_FIXES` commands
-    of the index (they failed, have a known fix, and have not passed since), newest first. Each
-    is noted as a recall of this session, so its outcome is measured."""
+    of the index (they failed, have a known fix, and have not passed since; listed fewer than
+    ``evidence.MAX_LISTINGS`` times since), newest first. Each is noted as a recall of this
+    session, so its outcome is measured, and counted as listed."""
     if context.root is None:
         return []
     from self_improve.store import evidence as ev
@@ -163,7 +169,7 @@ def open_mistakes(context: Context) -> list[tuple[str, Fix]]:
     if store is None:
         return []
     found: list[tuple[dict[str, Any], Fix]] = []
-    for record in sorted(index.values(), key=lambda r: int(r.get("t", 0)), reverse=True):
+    for record in ev.to_list(index):
         if len(found) >= MAX_SESSION_FIXES:
             break
         if any(record["fp"] == seen["fp"] for seen, _ in found):
@@ -171,13 +177,17 @@ def open_mistakes(context: Context) -> list[tuple[str, Fix]]:
         fix = context.known_fix(store, record["fp"])
         if fix is not None:
             found.append((record, fix))
-    if found and context.session:
-        name = _names(context)
+    if found:
         with BUDGET.critical("noting the recalls"), context.locked():
-            session = ev.read_session(context.fs, name, parse_json)
-            for record, fix in found:
-                ev.add_recall(session, record, fix.entry_id, ev.RECALLED_AT_START, int(time.time()))
-            ev.write_session(context.fs, name, session)
+            index = ev.read_index(context.fs, context.state, parse_json)  # again, under the lock
+            ev.note_listed(index, [record["key"] for record, _ in found])
+            ev.write_index(context.fs, context.state, index)
+            if context.session:
+                name = _names(context)
+                session = ev.read_session(context.fs, name, parse_json)
+                for record, fix in found:
+                    ev.add_recall(session, record, fix.entry_id, ev.RECALLED_AT_START, int(time.time()))
+                ev.write_session(context.fs, name, session)
     return [(record["fp"], fix) for record, fix in found]
 
 
@@ -192,8 +202,8 @@ def prevention(context: Context, call: ToolCall) -> tuple[str, Fix] | None:
     from self_improve.store import evidence as ev
 
     index = ev.read_index(context.fs, context.state, parse_json)
-    if not index:
-        return None
+    if not ev.may_match(index, call.command):
+        return None  # the common command: not one that failed here (no parsing needed to know)
     from self_improve.detect.intent import Intent
 
     intent = Intent.of(call.command)

@@ -45,6 +45,7 @@ MAX_BYTES = 64 * 1024
 MAX_SHOWN_COMMAND = 44  # characters of one command inside an observed fix
 MAX_FIX_CHARS = 120  # "at most about 120 characters, one line"
 _TEXT_FIELDS = ("fp", "id", "key", "program", "shape", "cmd", "src")
+MAX_LISTINGS = 3  # a command listed at 3 first prompts without failing again is listed no more
 # Where a recall was made: after a failure, before a command (pre-bash), at the session's first
 # prompt. Only the first two keep pre-bash from saying the same fix again.
 RECALLED_AFTER, RECALLED_BEFORE, RECALLED_AT_START = "after", "before", "start"
@@ -79,14 +80,15 @@ def _read(fs: StoreDir, name: str, parse: Parse) -> Any:
         return None
 
 
-def _records(value: Any, limit: int, lists: tuple[str, ...] = ()) -> list[dict[str, Any]]:
+def _records(value: Any, limit: int, lists: tuple[str, ...] = (), ints: tuple[str, ...] = ("t",)) -> list[dict[str, Any]]:
     """The well-formed records of a list read from disk: string fields of ours, ``t`` an int."""
     out: list[dict[str, Any]] = []
     for item in value if isinstance(value, list) else []:
         if not isinstance(item, dict):
             continue
         record: dict[str, Any] = {k: v[:400] for k, v in item.items() if k in _TEXT_FIELDS and isinstance(v, str)}
-        record["t"] = item["t"] if type(item.get("t")) is int else 0
+        for name in ints:
+            record[name] = item[name] if type(item.get(name)) is int else 0
         for name in lists:
             found = item.get(name)
             record[name] = [v[:200] for v in found if isinstance(v, str)][-MAX_AFTER:] if isinstance(found, list) else []
@@ -119,7 +121,8 @@ def write_session(fs: StoreDir, name: str, evidence: dict[str, list[dict[str, An
 
 def read_index(fs: StoreDir, state: str, parse: Parse) -> dict[str, dict[str, Any]]:
     data = _read(fs, state + INDEX_FILE, parse)
-    records = _records(data.get("commands") if isinstance(data, dict) else None, MAX_INDEX)
+    # ``t``: when it failed; ``listed``: at how many sessions' first prompt since (``to_list``)
+    records = _records(data.get("commands") if isinstance(data, dict) else None, MAX_INDEX, ints=("t", "listed"))
     return {record["key"]: record for record in records}
 
 
@@ -138,6 +141,24 @@ def write_index(fs: StoreDir, state: str, index: dict[str, dict[str, Any]]) -> N
 
 def _matches(record: dict[str, Any], intent: Intent) -> bool:
     return record.get("key") == intent.key or record.get("program") == intent.program
+
+
+def may_match(index: dict[str, dict[str, Any]], command: str) -> bool:
+    """Whether ``command`` can be one of the index's (``lookup``), before any parsing; False lets
+    the hooks skip the shell lexer on the common command.
+
+    Sound: ``lookup`` finds a record only when the command's key equals the record's key, or its
+    shape equals the record's shape. A key starts with the basename of the command's first
+    program and a shape with that of its last (``detect/intent.py``); a basename is a substring
+    of the word it came from (quotes removed, nothing expanded), so it stands in the command
+    line. A property test (tests/store/test_evidence.py) checks it."""
+    for record in index.values():
+        if record["key"].split(" ", 1)[0] in command:
+            return True
+        shape = record.get("shape", "")
+        if shape and shape.split(" ", 1)[0] in command:
+            return True
+    return False
 
 
 def lookup(index: dict[str, dict[str, Any]], intent: Intent) -> dict[str, Any] | None:
@@ -213,6 +234,20 @@ def _counts(record: dict[str, Any], intent: Intent) -> bool:
 
 def _once(ids: Any) -> tuple[str, ...]:
     return tuple(dict.fromkeys(ids))
+
+
+def to_list(index: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    """The index's records a session's first prompt may list, newest first: those listed fewer
+    than :data:`MAX_LISTINGS` times since they last failed. A mistake that stopped happening
+    (prevented, or gone) stops costing tokens; failing again lists it anew."""
+    fresh = [record for record in index.values() if int(record.get("listed", 0)) < MAX_LISTINGS]
+    return sorted(fresh, key=lambda record: int(record.get("t", 0)), reverse=True)
+
+
+def note_listed(index: dict[str, dict[str, Any]], keys: list[str]) -> None:
+    for key in keys:
+        if key in index:
+            index[key]["listed"] = int(index[key].get("listed", 0)) + 1
 
 
 def add_recall(evidence: dict[str, list[dict[str, Any]]], record: dict[str, Any], entry_id: str, source: str,

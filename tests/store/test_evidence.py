@@ -6,6 +6,9 @@ import json
 from pathlib import Path
 from typing import Any
 
+from hypothesis import given
+from hypothesis import strategies as st
+
 from self_improve.detect.intent import Intent
 from self_improve.store import evidence as ev
 from self_improve.store.trust import StoreDir
@@ -117,3 +120,30 @@ def test_files_round_trip_and_drop_what_is_not_ours(tmp_path: Path) -> None:
     assert len(kept) == ev.MAX_INDEX and "cmd 0" not in kept and f"cmd {ev.MAX_INDEX + 4}" in kept
     ev.write_index(fs, ev.STATE, {})
     assert not (tmp_path / ev.STATE / ev.INDEX_FILE).exists()
+
+
+_words = st.sampled_from(["python3", "python", "app.py", "-k", "x", "pytest", "--filter", "npm", "pnpm", "install",
+                          "git", "push", "cd", "src", "&&", "|", "tail", "-5", "2>&1", "FOO=1", "sudo", "'a b'", ";"])
+_commands = st.lists(_words, min_size=1, max_size=8).map(" ".join)
+
+
+@given(st.lists(_commands, min_size=1, max_size=4), _commands)
+def test_may_match_never_misses_a_lookup(failed: list[str], command: str) -> None:
+    index = {}
+    for text in failed:
+        intent = Intent.of(text)
+        if intent.key:
+            index[intent.key] = {"key": intent.key, "fp": YAML, "shape": intent.shape, "program": intent.program, "t": 0}
+    if ev.lookup(index, Intent.of(command)) is not None:
+        assert ev.may_match(index, command)
+
+
+def test_a_command_listed_at_three_first_prompts_without_failing_again_is_listed_no_more() -> None:
+    session, index = empty(), {}
+    fail(session, index, "python app.py", PYTHON, "ERR-4")
+    for _ in range(ev.MAX_LISTINGS):
+        assert [record["key"] for record in ev.to_list(index)] == ["python app.py"]
+        ev.note_listed(index, ["python app.py"])
+    assert ev.to_list(index) == [] and "python app.py" in index  # pre-bash still knows it
+    fail(session, index, "python app.py", PYTHON, "ERR-4")  # it failed again: listed anew
+    assert [record["key"] for record in ev.to_list(index)] == ["python app.py"]
