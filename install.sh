@@ -3,7 +3,8 @@
 #
 #   ./install.sh [--project DIR] [--harness claude|codex|openclaw|all|none] [--scope user|project|local]
 #   ./install.sh --uninstall [--harness ...] [--scope ...] [--project DIR]
-#   ./install.sh --test [pytest args...]
+#   ./install.sh --test [pytest args...]   the checks CI runs, then pytest (it lists why tests were skipped)
+#   ./install.sh --help
 set -euo pipefail
 
 here="$(cd "$(dirname "$0")" && pwd -P)"
@@ -17,6 +18,33 @@ pytest_args=()
 
 die() { echo "install.sh: $*" >&2; exit 2; }
 
+# The comment block at the top of this file, without its "# ", and nothing after it.
+usage() { awk 'NR == 1 { next } /^#/ { sub(/^# ?/, ""); print; next } { exit }' "$0"; }
+
+# step WHAT COMMAND...: say what is being done, run it, then say how long it took. On a terminal
+# a counter ticks meanwhile: a fresh venv's pip install is silent for half a minute.
+step() {
+    local what="$1" started=$SECONDS ticker="" status=0
+    shift
+    echo "==> $what"
+    if [ -t 1 ]; then
+        # It stops by itself once this script is gone (Ctrl-C included): it checks for us each second.
+        (seconds=0; while sleep 1 && kill -0 $$ 2>/dev/null; do seconds=$((seconds + 1)); printf '\r    %d s' "$seconds"; done) &
+        ticker=$!
+    fi
+    "$@" || status=$?
+    if [ -n "$ticker" ]; then
+        kill "$ticker" 2>/dev/null || true
+        wait "$ticker" 2>/dev/null || true
+        printf '\r'
+    fi
+    if [ "$status" -ne 0 ]; then
+        echo "install.sh: failed (exit $status): $what" >&2
+        exit "$status"
+    fi
+    echo "    done in $((SECONDS - started)) s"
+}
+
 while [ $# -gt 0 ]; do
     case "$1" in
         --test) mode=test; shift; pytest_args=("$@"); break ;;
@@ -27,7 +55,7 @@ while [ $# -gt 0 ]; do
         --harness=*) harness="${1#*=}"; shift ;;
         --scope) [ $# -ge 2 ] || die "--scope needs a value"; scope="$2"; shift 2 ;;
         --scope=*) scope="${1#*=}"; shift ;;
-        -h|--help) sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) usage; exit 0 ;;
         *) die "unknown option: $1 (see --help)" ;;
     esac
 done
@@ -47,19 +75,20 @@ find_python() {
 ensure_venv() {
     if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else 1)' 2>/dev/null; then
         py="$(find_python)" || die "python3 >= 3.11 is required"
-        echo "creating $venv"
-        "$py" -m venv --clear "$venv"
+        step "creating the virtual environment $venv (with $py)" "$py" -m venv --clear "$venv"
     fi
 }
 
-pip_install() {
-    "$venv/bin/python" -m pip install --disable-pip-version-check -q "$@"
+pip_install() {  # pip_install WHAT PIP-ARGUMENTS...
+    local what="$1"
+    shift
+    step "installing $what into $venv (pip)" "$venv/bin/python" -m pip install --disable-pip-version-check -q "$@"
 }
 
 case "$mode" in
 test)
     ensure_venv
-    pip_install --config-settings editable_mode=compat -e "$here[test]"
+    pip_install "self-improve and its test tools" --config-settings editable_mode=compat -e "$here[test]"
     cd "$here"
     # The rules CI enforces, cheapest first; each stops the run when it fails (set -e).
     echo "== mypy (self_improve/, disallow_untyped_defs)"
@@ -69,11 +98,12 @@ test)
     echo "== ruff"
     "$venv/bin/ruff" check --no-cache self_improve tests bench
     echo "== pytest"
-    exec "$venv/bin/python" -m pytest "${pytest_args[@]}"
+    # -rs first: pytest says why each skipped test was skipped (a later -r… of the caller wins).
+    exec "$venv/bin/python" -m pytest -rs "${pytest_args[@]}"
     ;;
 install)
     ensure_venv
-    pip_install --config-settings editable_mode=compat -e "$here"
+    pip_install self-improve --config-settings editable_mode=compat -e "$here"
     mkdir -p "$bin_dir"
     if [ "$(readlink "$bin_dir/self-improve" 2>/dev/null || true)" != "$venv/bin/self-improve" ]; then
         if [ -e "$bin_dir/self-improve" ] && [ ! -L "$bin_dir/self-improve" ]; then

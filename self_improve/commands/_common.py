@@ -48,9 +48,10 @@ def add_scope_flag(parser: argparse.ArgumentParser) -> None:
 
 
 def selected_entries(args: argparse.Namespace, store: Store) -> list[Entry]:
-    """The entries a listing verb shows: ``--kind`` and ``--status`` filters, in file order."""
+    """The entries a listing verb shows (``Entry.is_listed``: no heading, no cut-off header),
+    ``--kind`` and ``--status`` filters, in file order."""
     store._require()
-    return [e for e in store.entries(args.kind) if args.status is None or e.status == args.status]
+    return [e for e in store.entries(args.kind) if e.is_listed and (args.status is None or e.status == args.status)]
 
 
 def add_json_flag(parser: argparse.ArgumentParser) -> None:

@@ -42,7 +42,12 @@ ROOT_VAR = "${CLAUDE_PLUGIN_ROOT}"
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("build-plugin", help="render the Claude Code / Codex plugin files from plugin.toml")
+    parser = subparsers.add_parser(
+        "build-plugin", help="render the Claude Code / Codex plugin files from plugin.toml",
+        epilog="examples:\n"
+        "  self-improve build-plugin\n"
+        "  self-improve build-plugin --check",
+    )
     parser.add_argument("--check", action="store_true", help="write nothing; exit 1 if a generated file is stale")
     parser.set_defaults(func=run)
 

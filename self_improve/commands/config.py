@@ -16,7 +16,12 @@ from self_improve.paths import user_config_path
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("config", help="show or change settings in .learnings/config.toml")
+    parser = subparsers.add_parser(
+        "config", help="show or change settings in .learnings/config.toml",
+        epilog="examples:\n"
+        "  self-improve config list\n"
+        "  self-improve config set promotion.min_occurrences 2",
+    )
     actions = parser.add_subparsers(dest="action", metavar="ACTION")
     actions.required = True
     listing = actions.add_parser("list", help="every setting, its value and what it does")

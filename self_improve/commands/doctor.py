@@ -65,7 +65,12 @@ def cli_check() -> Check:
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("doctor", help="check the hooks, the plugin and .learnings/; exit 1 on a problem")
+    parser = subparsers.add_parser(
+        "doctor", help="check the hooks, the plugin and .learnings/; exit 1 on a problem",
+        epilog="examples:\n"
+        "  self-improve doctor\n"
+        "  self-improve doctor --project ~/src/app --json",
+    )
     parser.add_argument("--project", metavar="DIR", help="the project whose settings and .learnings/ to check (default: --root or .)")
     add_json_flag(parser)
     parser.set_defaults(func=run)

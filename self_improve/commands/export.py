@@ -23,7 +23,12 @@ from self_improve.store.entry import KINDS, STATUSES, Entry
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("export", help="print entries as Markdown or JSON, for `self-improve import`")
+    parser = subparsers.add_parser(
+        "export", help="print entries as Markdown or JSON, for `self-improve import`",
+        epilog="examples:\n"
+        "  self-improve export --json > learnings.json\n"
+        "  self-improve export --status promoted",
+    )
     parser.add_argument("--kind", choices=list(KINDS))
     parser.add_argument("--status", choices=list(STATUSES), help="only entries with this status")
     add_json_flag(parser)

@@ -50,7 +50,11 @@ def check_output_dir(raw: str) -> str:
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("extract-skill", help="turn an entry into a skill: DIR/NAME/SKILL.md")
+    parser = subparsers.add_parser(
+        "extract-skill", help="turn an entry into a skill: DIR/NAME/SKILL.md",
+        epilog="examples:\n"
+        "  self-improve extract-skill release-checklist --from LRN-20260301-abc --dry-run",
+    )
     parser.add_argument("name", metavar="NAME", help="skill name: lower-case words joined by hyphens")
     parser.add_argument("--from", dest="entry_id", required=True, metavar="ID", help="the entry to extract")
     parser.add_argument("--output-dir", default=DEFAULT_OUTPUT_DIR, metavar="DIR", help=f"relative skills directory (default: {DEFAULT_OUTPUT_DIR})")

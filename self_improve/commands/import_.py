@@ -22,7 +22,12 @@ from self_improve.store.entry import Entry, parse_text, split_lines
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("import", help="merge entries exported by `self-improve export` into this store")
+    parser = subparsers.add_parser(
+        "import", help="merge entries exported by `self-improve export` into this store",
+        epilog="examples:\n"
+        "  self-improve import learnings.json --dry-run\n"
+        "  self-improve import - < learnings.md",
+    )
     parser.add_argument("file", help="an export (Markdown or --json); - for stdin")
     parser.add_argument("--dry-run", action="store_true", help="say what would happen, write nothing")
     add_scope_flag(parser)

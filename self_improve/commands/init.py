@@ -8,7 +8,12 @@ from self_improve.commands._common import store_from
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("init", help="create .learnings/ in the project (never modifies existing files)")
+    parser = subparsers.add_parser(
+        "init", help="create .learnings/ in the project (never modifies existing files)",
+        epilog="examples:\n"
+        "  self-improve init\n"
+        "  self-improve --root ~/src/app init",
+    )
     parser.set_defaults(func=run)
 
 

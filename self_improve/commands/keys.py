@@ -138,6 +138,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "keys", help=HELP,
         description="The Pattern-Keys of the store, one per key and kind: entries, occurrences, the newest summary. "
         "Check them before minting a new key for a lesson: the same key makes it count as a recurrence.",
+        epilog="examples:\n"
+        "  self-improve keys\n"
+        "  self-improve keys --grep pnpm --kind error",
     )
     parser.add_argument("--kind", choices=list(KINDS))
     parser.add_argument("--grep", default="", metavar="TEXT", help="only keys whose name or entry summaries contain TEXT (case-insensitive)")

@@ -27,6 +27,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "(or, failing that, a near-identical summary, or another wording of its lesson it is nearly sure of) it gets one "
         "more occurrence; otherwise a new entry is appended, and the entries it may repeat are named, each with the "
         "`self-improve merge NEW OLD` that merges it.",
+        epilog="examples:\n"
+        "  self-improve log error \"pytest: No module named yaml\" --pattern-key deps.module-not-found/python:yaml\n"
+        "  self-improve log learning \"Use pnpm, not npm, in this repo\" --area config --priority high",
     )
     parser.add_argument("kind", choices=list(KINDS), help="which file: learning, error or feature")
     parser.add_argument("summary", help="one line")

@@ -16,7 +16,12 @@ from self_improve.store.entry import Entry
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("mark", help="count that an entry's rule helped (--helpful) or misled (--harmful)")
+    parser = subparsers.add_parser(
+        "mark", help="count that an entry's rule helped (--helpful) or misled (--harmful)",
+        epilog="examples:\n"
+        "  self-improve mark LRN-20260301-abc --helpful\n"
+        "  self-improve mark LRN-20260301-abc --harmful",
+    )
     parser.add_argument("id")
     which = parser.add_mutually_exclusive_group(required=True)
     which.add_argument("--helpful", action="store_true", help="the rule helped")

@@ -20,6 +20,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="merge an entry into another that says the same lesson (every occurrence is kept)",
         description="Merge NEW into OLD: OLD takes NEW's occurrences, counts, First/Last-Seen and fixes; "
         "NEW keeps its text and is marked Superseded-By OLD. Both must be of one kind.",
+        epilog="examples:\n"
+        "  self-improve merge LRN-20260302-new LRN-20260301-old",
     )
     parser.add_argument("new", metavar="NEW", help="the entry to merge away (it is kept, superseded)")
     parser.add_argument("old", metavar="OLD", help="the entry that keeps the lesson")

@@ -47,6 +47,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Three-way merge for git: %O (base) %A (ours; the result is written here) %B (theirs) "
         "%P (path). Learnings entries merge as a union by ID with exact occurrence counts; rule "
         "blocks as a union of bullets. Exit 0 when clean, 1 on a conflict.",
+        epilog="examples:\n"
+        "  self-improve install --git                 # registers the driver in this clone\n"
+        "  self-improve merge-driver %O %A %B %P      # what git then runs on a merge",
     )
     parser.add_argument("base", help="%%O: the common ancestor's version")
     parser.add_argument("ours", help="%%A: our version; the merge result is written here")

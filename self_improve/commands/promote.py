@@ -32,6 +32,7 @@ from self_improve.commands._common import (
 )
 from self_improve.review import approval
 from self_improve.review.plan import apply, simulate
+from self_improve.review.report import tolerate_undecodable_output
 from self_improve.review.policy import Policy
 from self_improve.review.promotion import Promotion, plan_promotion
 from self_improve.store.store import Store
@@ -49,6 +50,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="promote an entry into CLAUDE.md / AGENTS.md as a short prevention rule",
         description="Write the entry's prevention rule as one bullet in the self-improve block of the target "
         "(created if missing; nothing outside the markers changes) and mark the entry promoted.",
+        epilog="examples:\n"
+        "  self-improve promote LRN-20260301-abc --dry-run\n"
+        "  self-improve promote LRN-20260301-abc --target AGENTS.md --rule \"Run pnpm, never npm\" --yes",
     )
     parser.add_argument("id")
     parser.add_argument("--target", default=None, metavar="FILE", help="instruction file (default: from targets.* in the config)")
@@ -71,6 +75,7 @@ def promote_verb(args: argparse.Namespace, entry_id: str) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
+    tolerate_undecodable_output()
     store = store_from(args)
     promotion = plan_promotion(store, args.id, args.rule, args.target)
     simulation = simulate(store, promotion.steps)

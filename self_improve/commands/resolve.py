@@ -10,7 +10,11 @@ from self_improve.store.store import iso, utcnow
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("resolve", help="mark an entry resolved, with a Resolution block")
+    parser = subparsers.add_parser(
+        "resolve", help="mark an entry resolved, with a Resolution block",
+        epilog="examples:\n"
+        "  self-improve resolve ERR-20260301-xyz --note \"pinned pyyaml in requirements.txt\" --commit 1a2b3c4",
+    )
     parser.add_argument("id")
     parser.add_argument("--note", default="", help="what fixed it")
     parser.add_argument("--commit", default="", help="commit or PR reference")

@@ -15,7 +15,12 @@ from self_improve.store import archive as archive_mod
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("restore", help="move an archived entry back into its learnings file")
+    parser = subparsers.add_parser(
+        "restore", help="move an archived entry back into its learnings file",
+        epilog="examples:\n"
+        "  self-improve restore ERR-20260301-xyz --dry-run\n"
+        "  self-improve restore ERR-20260301-xyz",
+    )
     parser.add_argument("id")
     add_dry_run_flag(parser)
     parser.set_defaults(func=run)

@@ -1,7 +1,9 @@
 """``self-improve retire ID [--yes] [--dry-run]``: take one promoted rule back out.
 
-Removes exactly that entry's bullet from the managed block of the file its ``**Promoted**`` field
-names and sets ``Status: retired`` (``review/promotion.py``).
+Removes exactly that entry's bullet from the managed blocks that hold it and sets
+``Status: retired`` (``review/promotion.py``). An entry promoted by hand (no managed block holds
+its rule) only changes status, and the message says so: its rule is the user's own text, which
+self-improve never edits. ``review --yes`` never retires such an entry; a person does, here.
 
 Run from inside an agent session it only proposes, as ``promote`` does (``review/approval.py``):
 removing a rule the user approved changes what the agent does as much as adding one. An agent
@@ -26,6 +28,7 @@ from self_improve.commands._common import (
     user_command,
 )
 from self_improve.review.plan import apply, simulate
+from self_improve.review.report import tolerate_undecodable_output
 from self_improve.review.promotion import Retirement, plan_retirement
 from self_improve.store.store import Store
 
@@ -41,6 +44,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "retire",
         help="remove a promoted rule from its managed block and mark the entry retired",
+        epilog="examples:\n"
+        "  self-improve retire LRN-20260301-abc --dry-run\n"
+        "  self-improve retire LRN-20260301-abc --yes",
     )
     parser.add_argument("id")
     add_yes_flag(parser)
@@ -50,13 +56,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    tolerate_undecodable_output()
     store = store_from(args)
     retirement = plan_retirement(store, args.id)
     simulation = simulate(store, retirement.steps)
     if args.dry_run:
         sys.stdout.write(simulation.diff())
         return 0
-    where = " and ".join(retirement.targets) or "no instruction file"
+    where = retirement.where()
     harness = agent_gate()
     if harness:
         print_proposal(
@@ -66,11 +73,7 @@ def run(args: argparse.Namespace) -> int:
         )
         return 0
     require_approval(store, args, [f"rule in: {where}"], f"Retire {retirement.entry_id}?", f"self-improve retire {retirement.entry_id}")
-    removed = [label for label in (simulation.label(change.path) for change in simulation.changes()) if label in retirement.targets]
     apply(store, retirement.steps)
     bump_actions(store, rules_retired=1)
-    if removed:
-        print(f"retired {retirement.entry_id}: its rule is gone from {' and '.join(removed)}")
-    else:
-        print(f"retired {retirement.entry_id} (its rule was not in {where})")
+    print(retirement.done_line())
     return 0

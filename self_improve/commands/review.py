@@ -54,14 +54,15 @@ from self_improve.review import approval
 from self_improve.review import corrections as corrections_mod
 from self_improve.review import drift as drift_mod
 from self_improve.review.plan import ArchiveStep, simulate
-from self_improve.review.candidates import ArchiveCandidate, PromoteCandidate, RetireCandidate, ReviewPlan
+from self_improve.review.candidates import ArchiveCandidate, PromoteCandidate, RetireCandidate, ReviewPlan, set_apart_hand_promoted
 from self_improve.review.policy import Policy, rule_problem
 from self_improve.review.problems import store_problems
 from self_improve.review.revise import revise_proposals
-from self_improve.review.promotion import plan_promotion, plan_retirement
+from self_improve.review.promotion import plan_promotion, plan_retirement, promoted_by_us
 from self_improve.review.contradictions import supersede_proposals
 from self_improve.review.report import (
-    archive_lines, heading, merge_lines, not_applied_lines, promote_lines, render_listing, retire_lines, review_json, size_cap_line,
+    archive_lines, by_hand_yes_lines, heading, merge_lines, not_applied_lines, promote_lines, render_listing, retire_lines, review_json,
+    size_cap_line, tolerate_undecodable_output,
 )
 from self_improve.review.session import Outcome, all_steps, apply_all, apply_steps, build_plan, user_scope_candidates
 from self_improve.review.targets import normalise_target
@@ -290,8 +291,8 @@ def interactive(
             review_promote(store, promote, policy, today, outcome, f"{n}/{len(plan.promote)}", provenance)
         for n, archived in enumerate(plan.archive, 1):
             review_archive(store, archived, today, outcome, f"{n}/{len(plan.archive)}")
-        for n, retired in enumerate(plan.retire, 1):
-            review_retire(store, retired, outcome, f"{n}/{len(plan.retire)}")
+        for n, retired in enumerate(retiring := plan.retire + plan.retire_by_hand, 1):  # a person may retire either
+            review_retire(store, retired, outcome, f"{n}/{len(retiring)}")
         for n, item in enumerate(queued, 1):
             review_correction(store, item, outcome, done, f"{n}/{len(queued)}")
         for n, group in enumerate(plan.merge, 1):
@@ -329,6 +330,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="propose promotions, archiving and retirements; apply the ones chosen",
         description="Group the candidates (promote, archive, retire) and lint problems. On a terminal, "
         "choose one by one; --yes applies them all; --dry-run prints the diff; --json prints them.",
+        epilog="examples:\n"
+        "  self-improve review\n"
+        "  self-improve review --dry-run",
     )
     add_json_flag(parser)
     parser.add_argument(
@@ -344,9 +348,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.json and (args.yes or args.dry_run):
         raise UsageError("--json only lists the proposals: use it without --yes and --dry-run")
-    store = store_from(args)
-    today = today_from(args)
-    plan = build_plan(store, today)
+    store, today = store_from(args), today_from(args)
+    tolerate_undecodable_output()
+    plan = set_apart_hand_promoted(build_plan(store, today), lambda entry: promoted_by_us(store, entry))  # never --yes
     policy = Policy.from_settings(store.setting)
     problems = store_problems(store)  # rule drift has its own group
     reconciles = drift_mod.plan_reconcile(store)
@@ -379,7 +383,7 @@ def run(args: argparse.Namespace) -> int:
         actionable = [reconcile for reconcile in reconciles if reconcile.action]
         reconciled = [] if gate else drift_mod.apply_reconciles(store, actionable)
         plan, held = assessor.split_for_yes(plan, gate, lambda *verb: user_command(args, store, *verb))
-        held = [drift_mod.held_line(reconcile) for reconcile in actionable if gate] + held
+        held = [drift_mod.held_line(reconcile) for reconcile in actionable if gate] + held + by_hand_yes_lines(plan)
         outcome = apply_all(store, plan, today)
         bump_actions(store, **outcome.counts())
         record_review(store)

@@ -10,7 +10,12 @@ from self_improve.store.entry import STATUSES, Entry
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("set-status", help="change an entry's status")
+    parser = subparsers.add_parser(
+        "set-status", help="change an entry's status",
+        epilog="examples:\n"
+        "  self-improve set-status LRN-20260301-abc wont_fix --reason \"the tool is gone\"\n"
+        "  self-improve set-status ERR-20260301-xyz in_progress",
+    )
     parser.add_argument("id")
     parser.add_argument("status", help=" | ".join(STATUSES))
     parser.add_argument("--reason", default="", help="why (required for wont_fix)")

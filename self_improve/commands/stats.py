@@ -191,7 +191,12 @@ def render(stats: dict[str, Any]) -> str:
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("stats", help="entries by kind and status, top Pattern-Keys, nudges, rules")
+    parser = subparsers.add_parser(
+        "stats", help="entries by kind and status, top Pattern-Keys, nudges, rules",
+        epilog="examples:\n"
+        "  self-improve stats\n"
+        "  self-improve stats --json",
+    )
     add_json_flag(parser)
     parser.set_defaults(func=run)
 

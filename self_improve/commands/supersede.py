@@ -17,7 +17,11 @@ from self_improve.store.entry import Entry
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("supersede", help="record that one entry replaces another (Superseded-By / Supersedes)")
+    parser = subparsers.add_parser(
+        "supersede", help="record that one entry replaces another (Superseded-By / Supersedes)",
+        epilog="examples:\n"
+        "  self-improve supersede LRN-20260301-old --by LRN-20260302-new",
+    )
     parser.add_argument("old", metavar="OLD")
     parser.add_argument("--by", required=True, metavar="NEW", help="the entry that replaces OLD")
     add_scope_flag(parser)  # `review --scope user` proposes supersedes in the user store too

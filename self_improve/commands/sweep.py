@@ -30,6 +30,9 @@ def register(subparsers: Any) -> None:
         help="record failing commands from OpenClaw transcripts (one pass)",
         description="One pass over OpenClaw's transcripts: record each new failing command "
         "whose cwd is inside a project with .learnings/.",
+        epilog="examples:\n"
+        "  self-improve sweep\n"
+        "  self-improve sweep --since 2h --json",
     )
     add_transcript_arguments(parser)
     parser.add_argument(

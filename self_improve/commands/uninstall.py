@@ -15,7 +15,12 @@ from self_improve.commands._common import add_target_arguments, execute, run_git
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("uninstall", help="remove our hooks from Claude Code / Codex settings")
+    parser = subparsers.add_parser(
+        "uninstall", help="remove our hooks from Claude Code / Codex settings",
+        epilog="examples:\n"
+        "  self-improve uninstall --dry-run\n"
+        "  self-improve uninstall --harness all",
+    )
     add_target_arguments(parser)
     parser.set_defaults(func=run)
 

@@ -29,6 +29,9 @@ def register(subparsers: Any) -> None:
         help="follow OpenClaw transcripts and record failing commands (runs until stopped)",
         description="Follow OpenClaw's transcript databases and record each failing command "
         "whose cwd is inside a project with .learnings/. Stop with Ctrl-C or SIGTERM.",
+        epilog="examples:\n"
+        "  self-improve watch\n"
+        "  self-improve watch --debounce 2 --quiet",
     )
     add_transcript_arguments(parser)
     parser.add_argument(

@@ -15,7 +15,10 @@ from pathlib import Path
 from self_improve import user_edit
 from self_improve.changes import PlannedChange, confined
 from self_improve.errors import SelfImproveError
+from self_improve.review import created_files
 from self_improve.review.block_grammar import ManagedBlockError
+
+BEGIN_WORD = b":begin"  # in every begin marker of ours: a file without one holds no block of ours
 
 
 def _confined(path: Path, project_root: Path) -> Path:
@@ -25,8 +28,9 @@ def _confined(path: Path, project_root: Path) -> Path:
         raise ManagedBlockError(str(exc)) from None
 
 
-def _planned(target: Path, before: bytes | None, edit: Callable[[str], str], keep_empty: bool) -> PlannedChange:
-    """The new bytes for ``before`` (None: absent); an emptied file is deleted unless kept."""
+def _planned(target: Path, before: bytes | None, edit: Callable[[str], str], keep_empty: bool, ours: bool) -> PlannedChange:
+    """The new bytes for ``before`` (None: absent). An emptied file is deleted only when we
+    created it (``ours``: ``created_files``) and it is not kept; else it stays, 0 bytes."""
     try:
         before_text = "" if before is None else before.decode("utf-8")
     except UnicodeDecodeError as error:
@@ -34,9 +38,14 @@ def _planned(target: Path, before: bytes | None, edit: Callable[[str], str], kee
             f"refusing to edit {target}: not valid UTF-8 (byte {error.start})"
         ) from None
     after_text = edit(before_text)
-    after = None if after_text == "" else after_text.encode("utf-8")
-    if after is None and (before == b"" or (keep_empty and before is not None)):
-        after = b""  # an empty file that stays empty is left alone, not deleted
+    try:
+        after = None if after_text == "" else after_text.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate: text decoded from bytes that were not UTF-8
+        raise ManagedBlockError(
+            f"refusing to edit {target}: the new text holds undecodable characters (from a file that is not UTF-8)"
+        ) from None
+    if after is None and before is not None and (keep_empty or not ours):
+        after = b""  # a file that was there before our block comes back as it was: empty
     return PlannedChange(path=target, before=before, after=after)
 
 
@@ -65,17 +74,18 @@ def edit_file(
 
     The file is read as bytes and decoded as strict UTF-8 (no newline translation, so CRLF
     survives). A relative ``path`` is taken relative to ``project_root``. A missing file is
-    edited as ``""`` and created (with any missing parent directories inside the root). When the
-    edit leaves the text empty, the file is deleted (``keep_empty``: an existing file is emptied
-    instead): an empty instruction file and a missing one mean the same to every harness, and
-    that is what makes "promote then retire" restore a file that did not exist. Directories we
+    edited as ``""`` and created (with any missing parent directories inside the root), and
+    recorded as ours (``created_files``). When the edit leaves the text empty, the file is
+    deleted only when we created it (and ``keep_empty`` is off); otherwise it stays, 0 bytes:
+    "promote then retire" gives back a missing file missing and an empty file empty. Directories we
     created are left in place. The temp file goes to ``.learnings/.state/``; a concurrent
     writer's change is re-read and the edit re-applied, never lost. With ``dry_run`` nothing is
     written; ``result.diff(root)`` shows what would change. Raises :class:`ManagedBlockError`
     on any refusal.
     """
     target = _confined(Path(path), project_root)
-    planned = _planned(target, target.read_bytes() if target.exists() else None, edit, keep_empty)
+    ours = created_files.was_created(target)
+    planned = _planned(target, target.read_bytes() if target.exists() else None, edit, keep_empty, ours)
     if not planned.changed:
         return planned
     # Also in a dry run: plan.simulate must meet every refusal before the first real write.
@@ -96,11 +106,21 @@ def edit_file(
     rounds: list[PlannedChange] = []
 
     def bytes_edit(current: bytes | None) -> bytes | None:
-        rounds.append(_planned(target, current, edit, keep_empty))
+        rounds.append(_planned(target, current, edit, keep_empty, ours))
         return rounds[-1].after
 
     try:
         user_edit.edit_user_file(str(target), bytes_edit, temp_dir=_temp_dir_for(project_root))
     except user_edit.EditRefused as exc:
         raise ManagedBlockError(str(exc)) from None
+    _record_creation(rounds[-1])
     return rounds[-1]
+
+
+def _record_creation(done: PlannedChange) -> None:
+    """Remember a file our edit created; forget one we deleted, or one that was the user's
+    before any block of ours (``created_files``)."""
+    if done.before is None and done.after is not None:
+        created_files.remember_created(done.path)
+    elif done.after is None or (done.before is not None and BEGIN_WORD not in done.before):
+        created_files.forget_created(done.path)

@@ -6,7 +6,7 @@ archive, retire and revise among a store's entries. Pure functions, no file is r
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
 
 from self_improve.review.fingerprints import ClassAggregate, ClassLevelEntry, class_aggregates, class_level_entries, is_class_level
@@ -23,6 +23,7 @@ from self_improve.review.policy import (
     is_critical,
     is_decayed,
     meets_promotion_rule,
+    promoted_to,
     propose_rule,
     superseded_by,
 )
@@ -73,6 +74,9 @@ class RetireCandidate:
     proof: Evidence
     reasons: tuple[str, ...]
     target: str  # the file holding the rule (its Promoted field)
+    # Promoted by hand: no managed block holds its rule, which lives in the user's own text.
+    # Only a person retires it (``self-improve retire ID``); ``review --yes`` never does.
+    by_hand: bool = False
 
 
 @dataclass(frozen=True)
@@ -98,6 +102,8 @@ class ReviewPlan:
     merge: tuple[DuplicateGroup, ...] = ()
     # Rules that recurred after promotion, for a person to rewrite; never applied by --yes.
     revise: tuple[ReviseCandidate, ...] = ()
+    # Retire candidates promoted by hand (``set_apart_hand_promoted``): for a person, never --yes.
+    retire_by_hand: tuple[RetireCandidate, ...] = ()
 
     @property
     def over_cap(self) -> bool:
@@ -260,7 +266,7 @@ def retire_candidates(
         if path and is_gone(path):
             reasons.append(f"its subject is gone: {path} no longer exists in the project")
         if reasons:
-            found.append(RetireCandidate(entry, proof, tuple(reasons), entry.promoted))
+            found.append(RetireCandidate(entry, proof, tuple(reasons), promoted_to(entry)))
     found.sort(key=lambda c: c.entry.id)
     return found
 
@@ -287,9 +293,20 @@ def revise_candidates(entries: Sequence[Entry], exclude: Iterable[str] = ()) -> 
             continue
         since = f" (promoted {entry.promoted_on})" if entry.promoted_on else " (promotion day unknown)"
         reasons = [f"recurred {recurred} time{'s' if recurred != 1 else ''} after promotion{since}", credit_line(entry)]
-        found.append(ReviseCandidate(entry, occurrences_since(entry), tuple(reasons), entry.promoted))
+        found.append(ReviseCandidate(entry, occurrences_since(entry), tuple(reasons), promoted_to(entry)))
     found.sort(key=lambda c: (-c.entry.recurred_after_promotion, c.entry.id))
     return found
+
+
+def set_apart_hand_promoted(plan: ReviewPlan, promoted_by_us: Callable[[Entry], bool]) -> ReviewPlan:
+    """The plan with every retire candidate whose rule is in no managed block of ours
+    (``promoted_by_us`` says False: the user promoted it by hand, in their own words) moved to
+    ``retire_by_hand``: ``review`` lists it for a person and ``review --yes`` leaves it alone,
+    since retiring it would flip its status while the user's rule stays where they wrote it."""
+    by_us = [promoted_by_us(c.entry) for c in plan.retire]  # reads files: once per candidate
+    ours = tuple(c for c, mine in zip(plan.retire, by_us, strict=True) if mine)
+    theirs = tuple(replace(c, by_hand=True) for c, mine in zip(plan.retire, by_us, strict=True) if not mine)
+    return replace(plan, retire=ours, retire_by_hand=plan.retire_by_hand + theirs)
 
 
 def plan_review(

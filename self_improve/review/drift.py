@@ -40,7 +40,8 @@ from typing import Any
 from self_improve.errors import SelfImproveError
 from self_improve.review import managed_block
 from self_improve.review.plan import EntryEdit, Step, TargetEdit, apply, simulate
-from self_improve.review.policy import Policy, TargetTable, default_target, propose_rule
+from self_improve.review.policy import PROMOTED_TO, Policy, TargetTable, default_target, promoted_to, propose_rule
+from self_improve.review.promotion import header_promoted, promoted_field_is_ours
 from self_improve.review.targets import KNOWN_TARGETS, in_openclaw_workspace, normalised_or_none
 from self_improve.store.entry import Entry
 from self_improve.store.lint import Problem
@@ -120,7 +121,7 @@ def instruction_files(store: Store, entries: Iterable[Entry]) -> list[str]:
     """Where rule blocks may be, each once, in a stable order."""
     wanted: list[str] = list(KNOWN_TARGETS)
     wanted += [str(store.setting(f"targets.{key}")) for key in _TARGET_SETTINGS]
-    wanted += [entry.promoted for entry in entries if entry.status in RULE_STATUSES and entry.promoted]
+    wanted += [promoted_to(entry) for entry in entries if entry.status in RULE_STATUSES and promoted_to(entry)]
     out: list[str] = []
     for raw in wanted:
         name = normalised_or_none(store, raw)
@@ -210,12 +211,20 @@ def _survey(store: Store) -> _Survey:
         present |= _rule_ids(scan)
     unpromoted = {}
     for entry in entries:
-        if entry.status == "promoted" and entry.occurrences and entry.id.upper() not in present:
-            where = f" to {entry.promoted}" if entry.promoted else ""
+        if entry.status == "promoted" and _our_promotion(entry) and entry.occurrences and entry.id.upper() not in present:
+            where = f" to {promoted_to(entry)}" if promoted_to(entry) else ""
             reason = f"{entry.id} is promoted{where} but no instruction file holds its rule"
             drifts.append(Drift(MISSING_RULE, entry.file, entry.line, reason, entry.id))
             unpromoted[(entry.file, entry.line)] = entry
     return _Survey(drifts, scans, unpromoted)
+
+
+def _our_promotion(entry: Entry) -> bool:
+    """Whether the entry's promotion is one of ours, so its rule may be written back: ours write
+    Promoted-On or Promoted-To, or (before those) a header ``**Promoted**:`` naming a target file
+    and nothing else. A user's own line (``- **Promoted**: SOUL.md (安全规则已强化)`` under a
+    section) is theirs: their rule lives in their text, and we never write one for it."""
+    return bool(entry.promoted_on or entry.meta(PROMOTED_TO).strip()) or header_promoted(entry) in KNOWN_TARGETS
 
 
 def find_drift(store: Store) -> list[Drift]:
@@ -230,15 +239,18 @@ def _readd(store: Store, entry: Entry, drift: Drift) -> Reconcile:
     proposal = propose_rule(entry, Policy.from_settings(store.setting).max_rule_chars)
     if not proposal.ok:
         return Reconcile(drift, "", (), f"cannot write it back: {proposal.problem}")
-    target = normalised_or_none(store, entry.promoted) if entry.promoted else None
+    target = normalised_or_none(store, promoted_to(entry)) if promoted_to(entry) else None
     if target is None:
         target = normalised_or_none(store, default_target(entry, TargetTable.from_settings(store.setting), in_openclaw_workspace(store)))
     if target is None:
         return Reconcile(drift, "", (), "cannot write it back: no instruction file to write it to")
     entry_key, rule = entry.id, proposal.text
     steps: list[Step] = [TargetEdit(target, lambda t: managed_block.upsert_rule(t, entry_key, rule))]
-    if entry.promoted != target:
-        steps.append(EntryEdit(entry_key, lambda e: e.with_field("Promoted", target)))
+    if promoted_to(entry) != target:
+        if promoted_field_is_ours(store, entry):
+            steps.append(EntryEdit(entry_key, lambda e: e.with_field("Promoted", target)))
+        else:  # the user's own Promoted line stays as they wrote it
+            steps.append(EntryEdit(entry_key, lambda e: e.with_metadata(PROMOTED_TO, target)))
     return Reconcile(drift, "add", tuple(steps), f"add its rule back to {target}: {rule}", rule=rule, target=target)
 
 

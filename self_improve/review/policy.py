@@ -52,11 +52,11 @@ from dataclasses import dataclass, field, fields
 from datetime import date
 from typing import Any, TypeVar
 
+from self_improve.review import rule_text
 from self_improve.store.archive import last_seen_day
-from self_improve.store.entry import Entry
+from self_improve.store.entry import ACTION_SECTIONS, Entry
 from self_improve.store.occurrences import distinct_tasks, within
 from self_improve.store.settings import default
-from self_improve.store.store import latest_action
 
 PROMOTABLE_STATUSES = frozenset({"pending", "in_progress", "resolved"})
 # Text a rule may never contain: it would damage the managed block around it.
@@ -177,6 +177,16 @@ def superseded_by(entry: Entry) -> str:
     return entry.meta("Superseded-By").strip()
 
 
+PROMOTED_TO = "Promoted-To"
+"""Our own record of where an entry's rule is, when the entry's ``**Promoted**`` line is the
+user's (``review/promotion.py``): a metadata line, so the user's words stay as they are."""
+
+
+def promoted_to(entry: Entry) -> str:
+    """The file that holds the entry's rule by our record: ``- Promoted-To:``, else ``**Promoted**``."""
+    return entry.promoted  # Promoted-To first (store/entry_model.py): one reader
+
+
 def is_critical(entry: Entry) -> bool:
     return entry.priority == "critical"
 
@@ -186,10 +196,17 @@ def is_critical(entry: Entry) -> bool:
 
 @dataclass(frozen=True)
 class RuleProposal:
-    """The prevention rule we would write, or why there is none (``problem`` non-empty)."""
+    """The prevention rule we would write, or why there is none (``problem`` non-empty).
+
+    ``source``: the line the rule was taken from, as displayed (the ledger records fix lines whole);
+    ``section_title`` / ``section``: the action section as written, shown when the entry
+    "needs a rule" so that a person can write one from it."""
 
     text: str
     problem: str = ""
+    source: str = ""
+    section_title: str = ""
+    section: str = ""
 
     @property
     def ok(self) -> bool:
@@ -208,6 +225,8 @@ def rule_problem(text: str, max_chars: int, source: str = "--rule") -> str:
         return f"{source} must be one line"
     if not text.strip():
         return f"{source} is empty"
+    if rule_text.is_garbled(text):
+        return f"{source} holds undecodable text (U+FFFD or bytes that were not UTF-8): write it again"
     for marker in MARKER_TEXT:
         if marker in text:
             return f"{source} contains marker text {marker!r}: remove it"
@@ -221,29 +240,49 @@ def rule_problem(text: str, max_chars: int, source: str = "--rule") -> str:
     return ""
 
 
-def propose_rule(entry: Entry, max_chars: int) -> RuleProposal:
-    """The newest line of the entry's suggested action, as a short rule; never its details.
+NEEDS_A_RULE = "needs a rule"
 
-    A rule says what to do (or what to do instead). The details of an incident are not a rule, so
-    when the action is missing or too long we refuse and ask for ``--rule`` instead of guessing.
-    Without an action, the fix the hooks observed (``- Observed-Fix:``, from exit codes) is the
-    rule, named by its mistake when that fits: an agent that never logs still gets rules.
+
+def propose_rule(entry: Entry, max_chars: int) -> RuleProposal:
+    """One sentence of the entry's suggested action, as a short rule; never its details.
+
+    The sentence is chosen by ``review/rule_text.py``: the newest line's first sentence (where
+    ``log --action`` appends a fix) when it is a rule, else the first imperative sentence of the
+    section; never a code fence, a numbered step, a fragment or garbled text. The section of a
+    GBK file is read as GB18030 first (``output.display_text``), so its Chinese is a rule like any
+    other; what decodes to nothing readable (U+FFFD, lone surrogates) never is. Without one, the
+    fix the hooks observed (``- Observed-Fix:``, from exit codes) is the rule, named by its
+    mistake when that fits: an agent that never logs still gets rules. Without either the
+    proposal "needs a rule": its problem says so and it carries the section, for a person to
+    write one (``--rule``); we never invent one from a fragment.
     """
-    title = ACTION_TITLES.get(entry.kind, "Suggested Action")
-    text = clean_rule(latest_action(entry))
-    if not text and entry.observed_fix:
+    from self_improve.output import display_text  # a GBK file's text as its author wrote it
+
+    found = entry.section(*ACTION_SECTIONS)
+    title = found.title if found is not None else ACTION_TITLES.get(entry.kind, "Suggested Action")
+    section = display_text(entry.suggested_action)
+    where = f"the {title} of {entry.id}"
+    distilled = rule_text.distill(section, lambda text: rule_problem(clean_rule(text), max_chars, source=where))
+    if distilled.text:
+        return RuleProposal(clean_rule(distilled.text), source=distilled.source)
+    if entry.observed_fix and not rule_text.is_garbled(entry.observed_fix):
         from self_improve.detect.subjects import describe
 
         observed = clean_rule(entry.observed_fix)
         named = f"{describe(entry.pattern_key)}: {observed}" if entry.pattern_key else observed
         text = named if len(named) <= max_chars else observed
-        title = "Observed-Fix"
-    if not text:
-        return RuleProposal("", f"{entry.id} has no {title} to turn into a rule: pass --rule TEXT")
-    problem = rule_problem(text, max_chars, source=f"the {title} of {entry.id}")
-    if problem:
-        return RuleProposal(text, f"{problem} (or pass --rule TEXT)")
-    return RuleProposal(text)
+        problem = rule_problem(text, max_chars, source=f"the Observed-Fix of {entry.id}")
+        if not problem:
+            return RuleProposal(text, source=entry.observed_fix)
+    if distilled.problem:
+        why = f"{distilled.problem} (or pass --rule TEXT)"
+    elif rule_text.is_garbled(section):
+        why = f"{where} is not readable text (bytes that are neither UTF-8 nor GB18030): pass --rule TEXT"
+    elif section.strip():
+        why = f"no sentence of {where} is a rule on its own (an imperative sentence, not a fragment): pass --rule TEXT"
+    else:
+        why = f"{entry.id} has no {title} to turn into a rule: pass --rule TEXT"
+    return RuleProposal("", f"{NEEDS_A_RULE}: {why}", section_title=title, section=section)
 
 
 def is_openclaw_workspace(root_file_names: Iterable[str]) -> bool:

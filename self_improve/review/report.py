@@ -11,15 +11,20 @@ as ``"corrections"`` in the JSON, when there are some. A lesson whose rule inver
 JSON, when there are some: a proposed supersede, never applied by ``--yes``. Groups of likely
 duplicates (``store/duplicates.py``) are ``"merge"`` in the JSON and "Merge" in the listing, when
 there are some: each with the ``self-improve merge NEW OLD`` commands that make it one entry,
-never applied by ``--yes`` either.
+never applied by ``--yes`` either. Retire candidates promoted by hand (their rule is the user's
+own text, ``candidates.set_apart_hand_promoted``) are ``"retire_by_hand"`` in the JSON and
+"Retire by hand" in the listing, when there are some: only a person retires them. A promotion
+without a usable rule has ``"rule": null``, ``"rule_problem": "needs a rule: …"`` and
+``"rule_section": {"title", "text"}`` (the section as written); the listing shows the same.
 """
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
 from typing import Any
 
-from self_improve.output import colour
+from self_improve.output import colour, display_text
 from self_improve.review import approval
 from self_improve.review import corrections as corrections_mod
 from self_improve.review import drift as drift_mod
@@ -33,6 +38,18 @@ from self_improve.store.correction_queue import QueuedCorrection
 from self_improve.store.duplicates import DuplicateGroup
 from self_improve.store.entry import Entry
 from self_improve.store.lint import Problem
+
+
+def tolerate_undecodable_output() -> None:
+    """Text read from a file that is not UTF-8 holds lone surrogates, which a strict stream
+    cannot encode: shown as ``?`` (``review``, ``promote``, ``retire``), never a traceback."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            try:
+                reconfigure(errors="replace")
+            except (ValueError, OSError):  # a closed or detached stream: nothing to protect
+                pass
 
 
 # ---- JSON ------------------------------------------------------------------------------------------
@@ -65,6 +82,8 @@ def promote_json(candidate: PromoteCandidate, policy: Policy) -> dict[str, Any]:
         "rule": candidate.rule.text or None,
         "rule_problem": candidate.rule.problem or None,
         "target": candidate.target,
+        # "needs a rule": the section as written, for the person (or agent) who writes one.
+        **({"rule_section": {"title": candidate.rule.section_title, "text": candidate.rule.section}} if not candidate.rule.ok else {}),
     }
 
 
@@ -129,6 +148,8 @@ def review_json(
         out["contradictions"] = [proposal.as_json() for proposal in contradictions]
     if plan.merge:
         out["merge"] = [merge_json(group) for group in plan.merge]
+    if plan.retire_by_hand:  # promoted by hand: for a person, never applied by --yes
+        out["retire_by_hand"] = [{**retire_json(c), "reason": by_hand_text(c)} for c in plan.retire_by_hand]
     return out
 
 
@@ -190,9 +211,12 @@ def promote_lines(
         f"      {evidence_line(candidate, policy)}",
     ]
     if shown_rule and (rule is not None or candidate.rule.ok):
-        lines.append(f"      rule:   {shown_rule}")
+        lines.append(f"      rule:   {shown_rule}")  # in full: the person approves every word
     else:
         lines.append(f"      rule:   (none) {candidate.rule.problem}")
+        if candidate.rule.section.strip():
+            lines.append(f"      its {candidate.rule.section_title} reads:")
+            lines += [f"      | {line}".rstrip() for line in candidate.rule.section.splitlines()]
     lines.append(f"      target: {target or candidate.target}")
     if provenance:
         lines.append(f"      {provenance}")
@@ -207,10 +231,29 @@ def archive_lines(candidate: ArchiveCandidate) -> list[str]:
 
 
 def retire_lines(candidate: RetireCandidate) -> list[str]:
+    if candidate.by_hand:
+        return [
+            f"  {colour(candidate.entry.id, 'bold')}  {candidate.entry.summary}",
+            f"      {'; '.join(candidate.reasons)}",
+            f"      {by_hand_text(candidate)}; review --yes never retires it: `self-improve retire {candidate.entry.id}` does",
+        ]
     where = f"; rule in {candidate.target}" if candidate.target else ""
     return [
         f"  {colour(candidate.entry.id, 'bold')}  {candidate.entry.summary}",
         f"      {'; '.join(candidate.reasons)}{where}",
+    ]
+
+
+def by_hand_text(candidate: RetireCandidate) -> str:
+    named = f" (Promoted: {candidate.entry.promoted})" if candidate.entry.promoted else ""
+    return f"promoted by hand: its rule lives in your own text{named}, which self-improve does not edit"
+
+
+def by_hand_yes_lines(plan: ReviewPlan) -> list[str]:
+    """What ``review --yes`` says of the retire candidates it leaves to a person."""
+    return [
+        f"not retired {c.entry.id}: {by_hand_text(c)}; to retire the entry, run `self-improve retire {c.entry.id}` yourself"
+        for c in plan.retire_by_hand
     ]
 
 
@@ -253,6 +296,11 @@ def render_listing(
         for retired in plan.retire:
             out += retire_lines(retired)
         out.append("")
+    if plan.retire_by_hand:
+        out.append(heading("Retire by hand (promoted in your own text; never applied by --yes)", len(plan.retire_by_hand)))
+        for retired in plan.retire_by_hand:
+            out += retire_lines(retired)
+        out.append("")
     if revisions:
         out.append(heading("Revise (recurred after promotion; never applied by --yes)", len(revisions)))
         for revision in revisions:
@@ -286,11 +334,12 @@ def render_listing(
         out.append(heading("Lint", len(problems)))
         out += [f"  {problem.render()}" for problem in problems]
         out.append("")
-    if plan.empty and not problems and not reconciles and not corrections and not contradictions and not plan.merge and not revisions:
+    if plan.empty and not problems and not reconciles and not corrections and not contradictions and not plan.merge and not revisions \
+            and not plan.retire_by_hand:
         out.append("Nothing to review: no entry to promote, archive or retire, and no lint problem.")
     elif not plan.empty or any(reconcile.action for reconcile in reconciles):
         out.append(
             "Run `self-improve review --yes` to apply them (it promotes only what was recorded on this machine), "
             "or run it in a terminal to choose one by one."
         )
-    return "\n".join(out) + "\n"
+    return display_text("\n".join(out) + "\n")  # a GBK file's text as its author wrote it

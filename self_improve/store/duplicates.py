@@ -729,10 +729,12 @@ def _entry_near(scan: FileScan, position: int, line: str) -> tuple[tuple[int, in
     end = following.start() + 1 if following is not None else len(text)
     chunk = text[start:end]
     if not _FENCE.search(chunk):
-        from self_improve.store.entry import split_lines
+        from self_improve.store.entry import entry_offsets, split_lines
 
         entry = Entry(tuple(split_lines(chunk)))
-        if entry.id and entry.summary == " ".join(line.split()):
+        # The fast path sees only reference headers: a chunk holding a near-miss or dated header
+        # is two entries, and a merge into it would write across both.
+        if entry.id and entry.summary == " ".join(line.split()) and entry_offsets(chunk) == [0]:
             return (start, end), entry
     return scan.entry_at(position)
 

@@ -1,15 +1,20 @@
 """The Markdown entry grammar of the reference self-improving-agent skill, parsed losslessly.
 
-A learnings file is a preamble followed by entries. Each entry starts at a ``## [ID] name`` line
-outside a code fence and runs to the next such line. An ``Entry`` keeps its raw lines (with their
+A learnings file is a preamble followed by entries. Each entry starts at a header line outside a
+code fence (``## [ID] name``, or a near-miss of it: ``store/headers.py``) and runs to the next. An ``Entry`` keeps its raw lines (with their
 own line endings) as the single source of truth: rendering is concatenation, so an unmodified file
 renders back to the same bytes, and every edit touches only the lines it must.
 
 Recognised inside an entry (everything else is kept as it is):
 - bold fields ``**Key**: value`` (``Logged``, ``Priority``, ``Status``, ``Area``, ``Promoted``,
-  ``Skill-Path``, also ``**See Also**: X``),
+  ``Skill-Path``, also ``**See Also**: X``), listed or not, with an ASCII or a full-width colon,
 - sections ``### Title``,
-- metadata lines ``- Key: value`` in ``### Metadata``.
+- metadata lines ``- Key: value`` in ``### Metadata``, and in the header block (before the
+  first section), where some authors put them.
+
+Every field is read in either form (``**Pattern-Key**: x`` is ``- Pattern-Key: x``), and its value
+as its author meant it (``store/tolerant.py``: decorated statuses, annotated counts, timestamps);
+an edit rewrites the line the field is on, in the form it has there.
 """
 
 from __future__ import annotations
@@ -20,12 +25,18 @@ from self_improve.memo import cached_property  # functools.cached_property, with
 from self_improve.events import Frozen
 from self_improve.store.fences import FIRST_CHARS as FENCE_FIRST_CHARS
 from self_improve.store.fences import FenceTracker
+from self_improve.store import headers
 from self_improve.store.grammar import (
     ACTION_SECTIONS, ACTIVE_STATUSES, DETAILS_SECTIONS, FILE_TO_KIND, ID_PATTERN, ID_REGEX, KINDS, LEARNING_CATEGORIES,
     PREFIX_TO_KIND, PRIORITIES, STATUSES, SUMMARY_SECTIONS, eol_of, split_lines, strip_eol,
 )
+from self_improve.store.grammar import BOLD_FIELD as _BOLD_FIELD
+from self_improve.store.grammar import FIELD_ALIASES as _ALIASES
+from self_improve.store.grammar import META_LINE as _META_LINE
 from self_improve.store.new_entry import NewEntry, render_new
 from self_improve.store.occurrences import Occurrence, parse_occurrences
+from self_improve.store.entry_edits import EntryEdits, Section
+from self_improve.store.entry_model import EntryModel
 
 # The vocabulary (``grammar``), new entries (``new_entry``) and occurrences are re-exported: the
 # package reads the whole entry model from here.
@@ -36,9 +47,6 @@ __all__ = [
     "split_lines", "strip_eol",
 ]
 
-_HEADER = re.compile(r"^##[ \t]+\[([^\]\r\n]*)\][ \t]*(.*?)[ \t]*$")
-_BOLD_FIELD = re.compile(r"^(?:[-*][ \t]+)?\*\*([^*\r\n]+?)(?::\*\*|\*\*:)[ \t]?(.*?)[ \t]*$")
-_META_LINE = re.compile(r"^[-*][ \t]+([A-Za-z][A-Za-z0-9 _/-]*?):[ \t]?(.*?)[ \t]*$")
 _SECTION = re.compile(r"^###[ \t]+(.+?)[ \t]*#*[ \t]*$")
 _SEPARATOR = re.compile(r"^[ \t]*---+[ \t]*$")
 
@@ -47,17 +55,7 @@ _SEPARATOR = re.compile(r"^[ \t]*---+[ \t]*$")
 # parse an entry on every recorded failure, and ``dataclasses`` imports ``inspect``.
 
 
-class Section(Frozen):
-    __slots__ = ("title", "start", "end")
-    title: str
-    start: int  # index of the ``### Title`` line within the entry
-    end: int  # index one past the section's last line (trailing blanks and --- excluded)
-
-    def __init__(self, title: str, start: int, end: int) -> None:
-        self._set(title, start, end)
-
-
-class Entry:
+class Entry(EntryModel, EntryEdits):
     """One entry: its raw lines are the truth; everything else is derived from them.
 
     Immutable; equal (and hashed) by its lines only: ``file`` and ``line`` say where it was read.
@@ -112,22 +110,62 @@ class Entry:
                 out.append(False)
         return tuple(out)
 
+    @property
+    def bare_lines(self) -> tuple[str, ...]:
+        """The lines without their endings."""
+        return self._bare
+
+    @property
+    def fenced(self) -> tuple[bool, ...]:
+        """Per line, whether it belongs to a code fence."""
+        return self._in_fence
+
     @cached_property
+    def _header(self) -> tuple[str, str, str]:
+        found = headers.parse_header(self._bare[0]) if self._bare else None
+        return found if found is not None else ("", "", "")
+
+    @property
     def header(self) -> tuple[str, str]:
-        match = _HEADER.match(self._bare[0]) if self._bare else None
-        return (match.group(1).strip(), match.group(2)) if match else ("", "")
+        return self._header[1], self._header[2]
 
     @property
     def id(self) -> str:
-        return self.header[0]
+        """The ID as the header writes it; "" for a dated or cut-off header (``store/headers.py``)."""
+        return self._header[1]
 
     @property
     def category(self) -> str:
-        return self.header[1]
+        return self._header[2]
+
+    @property
+    def name(self) -> str:
+        """What the header says after the ID (or the date): a category or a title."""
+        return self._header[2]
+
+    @property
+    def form(self) -> str:
+        """How the header is written: ``headers.REFERENCE`` or one of the near-misses."""
+        return self._header[0]
+
+    @property
+    def is_heading(self) -> bool:
+        """A dated header with no title and nothing under it: a heading over the entries that
+        follow it (``## 2026-05-27`` then ``### [LRN-…]``), not an entry; listings skip it."""
+        return self.form == headers.DATED and not self.name.strip() and self.body_end <= 1
+
+    @property
+    def is_listed(self) -> bool:
+        """An entry a listing shows: not a heading, not a cut-off header (``lint`` reports that)."""
+        return self.form != headers.CUT_OFF and not self.is_heading
 
     @property
     def kind(self) -> str:
-        return PREFIX_TO_KIND.get(self.id.split("-", 1)[0].upper(), "")
+        """From the ID's prefix; for an entry without one, from the file it is in."""
+        found = PREFIX_TO_KIND.get(self.id.split("-", 1)[0].upper(), "")
+        if found or not self.file:
+            return found
+        return FILE_TO_KIND.get(self.file.replace("\\", "/").rsplit("/", 1)[-1], "")
 
     @cached_property
     def body_end(self) -> int:
@@ -149,6 +187,7 @@ class Entry:
         bare, fence, body_end = self._bare, self._in_fence, self.body_end
         starts: list[tuple[int, str]] = []
         fields: dict[str, tuple[int, str]] = {}
+        listed: dict[str, tuple[int, str]] = {}  # ``- Key: value`` before the first section
         for i in range(1, body_end):
             if fence[i]:
                 continue
@@ -161,6 +200,10 @@ class Entry:
                 match = _BOLD_FIELD.match(line)
                 if match:
                     fields.setdefault(match.group(1).strip().casefold(), (i, match.group(2)))
+            elif not starts and line[:1] in "-*":
+                match = _META_LINE.match(line)
+                if match:
+                    listed.setdefault(match.group(1).strip().casefold(), (i, match.group(2)))
         sections = []
         for n, (start, title) in enumerate(starts):
             end = starts[n + 1][0] if n + 1 < len(starts) else body_end
@@ -179,6 +222,8 @@ class Entry:
                 if match:
                     metadata.setdefault(match.group(1).strip().casefold(), (i, match.group(2)))
             break
+        for key, found in listed.items():
+            metadata.setdefault(key, found)
         return tuple(sections), fields, metadata
 
     @property
@@ -192,7 +237,8 @@ class Entry:
 
     @property
     def metadata(self) -> dict[str, tuple[int, str]]:
-        """``- Key: value`` lines of ``### Metadata`` (first occurrence wins): key -> (index, value)."""
+        """``- Key: value`` lines of ``### Metadata``, then of the header block (first occurrence
+        wins): key -> (index, value)."""
         return self._structure[2]
 
     def section(self, *titles: str) -> Section | None:
@@ -218,195 +264,29 @@ class Entry:
         return found[1] if found else default
 
     def meta_or_field(self, name: str) -> str:
-        return self.meta(name) or self.field(name)
+        found = self.meta(name) or self.field(name)
+        if found:
+            return found
+        for alias in _ALIASES.get(name.casefold(), ()):
+            found = self.meta(alias) or self.field(alias)
+            if found:
+                return found
+        return ""
 
-    # ---- the derived model -------------------------------------------------------------------
-    @property
-    def status(self) -> str:
-        return self.field("Status").strip().casefold() or "pending"
-
-    @property
-    def priority(self) -> str:
-        return self.field("Priority").strip().casefold()
-
-    @property
-    def area(self) -> str:
-        return self.field("Area").strip()
-
-    @property
-    def logged(self) -> str:
-        return self.field("Logged").strip()
-
-    @property
-    def summary(self) -> str:
-        text = self.section_text(*SUMMARY_SECTIONS)
-        return " ".join(line.strip() for line in text.splitlines() if line.strip())
-
-    @property
-    def details(self) -> str:
-        return self.section_text(*DETAILS_SECTIONS)
-
-    @property
-    def suggested_action(self) -> str:
-        return self.section_text(*ACTION_SECTIONS)
-
-    @property
-    def pattern_key(self) -> str:
-        return self.meta("Pattern-Key").strip()
-
-    @property
-    def see_also(self) -> tuple[str, ...]:
-        value = self.meta_or_field("See Also")
-        return tuple(v for v in re.split(r"[\s,;]+", value) if v)
-
-    @property
-    def occurrences(self) -> tuple[Occurrence, ...]:
-        return parse_occurrences(self.meta("Occurrences"))
-
-    @property
-    def recurrence_count(self) -> int:
-        value = self.meta("Recurrence-Count")
-        if value.strip().isdigit():
-            return int(value)
-        return max(1, len(self.occurrences))
-
-    @property
-    def first_seen(self) -> str:
-        return self.meta("First-Seen").strip() or self.logged[:10]
-
-    @property
-    def last_seen(self) -> str:
-        return self.meta("Last-Seen").strip() or self.first_seen
-
-    @property
-    def helpful(self) -> int:
-        return _int(self.meta("Helpful"), default=0)
-
-    @property
-    def harmful(self) -> int:
-        return _int(self.meta("Harmful"), default=0)
-
-    @property
-    def measured_helpful(self) -> int:
-        """Recalled fixes this entry gave that were followed by the same intent passing (the hooks
-        count them from exit codes, never from the agent's word: ``store/evidence.py``)."""
-        return _int(self.meta("Measured-Helpful"), default=0)
-
-    @property
-    def measured_harmful(self) -> int:
-        """Recalled fixes followed by the same fingerprint failing again."""
-        return _int(self.meta("Measured-Harmful"), default=0)
-
-    @property
-    def observed_fix(self) -> str:
-        """What the hooks saw fix this mistake (``- Observed-Fix:``, our words); "" without one."""
-        return self.meta("Observed-Fix").strip()
-
-    @property
-    def recurred_after_promotion(self) -> int:
-        """Occurrences recorded while the entry was promoted: its rule did not prevent them."""
-        return _int(self.meta("Recurred-After-Promotion"), default=0)
-
-    @property
-    def recurred_after_resolution(self) -> int:
-        """Occurrences recorded while the entry was resolved (each one reopened it)."""
-        return _int(self.meta("Recurred-After-Resolution"), default=0)
-
-    @property
-    def promoted(self) -> str:
-        return self.field("Promoted").strip()
-
-    @property
-    def promoted_on(self) -> str:
-        """The day ``review``/``promote`` promoted it (``- Promoted-On: YYYY-MM-DD``); "" if unknown."""
-        return self.meta("Promoted-On").strip()[:10]
+    def value(self, name: str) -> str:
+        """A field in whichever form it is written: bold first, then listed (or its alias)."""
+        found = self.field(name) or self.meta(name)
+        if found:
+            return found
+        for alias in _ALIASES.get(name.casefold(), ()):
+            found = self.field(alias) or self.meta(alias)
+            if found:
+                return found
+        return ""
 
     @cached_property
     def text(self) -> str:
         return "".join(self.lines)
-
-    # ---- edits: each returns a new Entry and keeps every other byte -----------------------
-    @property
-    def eol(self) -> str:
-        for line in self.lines:
-            ending = eol_of(line)
-            if ending:
-                return ending
-        return "\n"
-
-    def _replace_value(self, index: int, key_pattern: re.Pattern[str], value: str) -> Entry:
-        bare = self._bare[index]
-        match = key_pattern.match(bare)
-        assert match is not None
-        new_bare = bare[: match.start(2)] + value + bare[match.end(2) :]
-        if match.start(2) == match.end(2) and not bare[: match.start(2)].endswith((" ", "\t")):
-            new_bare = bare[: match.start(2)] + " " + value + bare[match.end(2) :]
-        lines = list(self.lines)
-        lines[index] = new_bare + eol_of(self.lines[index])
-        return self._with_lines(lines)
-
-    def _with_lines(self, lines: list[str]) -> Entry:
-        return Entry(tuple(lines), file=self.file, line=self.line)
-
-    def _insert(self, index: int, new_lines: list[str]) -> Entry:
-        lines = list(self.lines)
-        eol = self.eol
-        if index > 0 and index == len(lines) and not eol_of(lines[-1]):
-            lines[-1] += eol  # the file had no final newline and we insert after its last line
-        lines[index:index] = [line + eol for line in new_lines]
-        return self._with_lines(lines)
-
-    def with_field(self, name: str, value: str) -> Entry:
-        """Set ``**name**: value``; a new field goes after the last bold field of the header block."""
-        found = self.fields.get(name.casefold())
-        if found is not None:
-            return self._replace_value(found[0], _BOLD_FIELD, value)
-        first_section = self.sections[0].start if self.sections else self.body_end
-        header_fields = [i for i, _ in self.fields.values() if i < first_section]
-        if header_fields:
-            return self._insert(max(header_fields) + 1, [f"**{name}**: {value}"])
-        return self._insert(1, ["", f"**{name}**: {value}"])
-
-    def with_status(self, status: str) -> Entry:
-        return self.with_field("Status", status)
-
-    def with_metadata(self, key: str, value: str) -> Entry:
-        """Set ``- key: value`` in ``### Metadata``, creating the section if needed."""
-        found = self.metadata.get(key.casefold())
-        if found is not None:
-            return self._replace_value(found[0], _META_LINE, value)
-        section = self.section("Metadata")
-        if section is not None:
-            return self._insert(section.end, [f"- {key}: {value}"])
-        return self.with_section("Metadata", [f"- {key}: {value}"])
-
-    def with_section(self, title: str, body: list[str]) -> Entry:
-        """Replace a section's body, or add the section before the trailing ``---``."""
-        section = self.section(title)
-        if section is not None:
-            lines = list(self.lines)
-            eol = self.eol
-            if section.end == len(lines) and not eol_of(lines[-1]):
-                replacement = [line + eol for line in body]
-                replacement[-1] = replacement[-1][: -len(eol)] if replacement else ""
-            else:
-                replacement = [line + eol for line in body]
-            lines[section.start + 1 : section.end] = replacement
-            return self._with_lines(lines)
-        # Keep the Metadata section last: new sections go before it.
-        metadata = self.section("Metadata")
-        at = metadata.start if metadata is not None and title != "Metadata" else self.body_end
-        if metadata is not None and title != "Metadata":
-            return self._insert(at, [f"### {title}", *body, ""])
-        return self._insert(at, ["", f"### {title}", *body])
-
-
-def _int(value: str, default: int) -> int:
-    try:
-        return int(value.strip())
-    except ValueError:
-        return default
-
 
 # ---- files ------------------------------------------------------------------------------------
 
@@ -426,18 +306,21 @@ class LearningsFile(Frozen):
 
 
 # Only fence lines and header lines can change where entries start. A search for a newline
-# followed by one of them runs at C speed (a literal first character); the fence-aware check
-# then looks at those few lines only.
-_CANDIDATE_AFTER_NEWLINE = re.compile("\n(?=##[ \t]+\\[| {0,3}(?:```|~~~))")
-_CANDIDATE_AT_START = re.compile("##[ \t]+\\[| {0,3}(?:```|~~~)")
+# followed by one of them runs at C speed (a literal first character, ``headers``); the
+# fence-aware check then looks at those few lines only.
+_BOM = "\ufeff"
 
 
 def entry_offsets(text: str) -> list[int]:
-    """Character offsets where entries start (header lines outside code fences)."""
+    """Character offsets where entries start (header lines outside code fences).
+
+    A UTF-8 byte order mark before the first line is the preamble's (kept byte for byte): a
+    header right after it still starts the first entry."""
     tracker = FenceTracker()
     starts: list[int] = []
-    positions = [0] if _CANDIDATE_AT_START.match(text) else []
-    positions.extend(match.end() for match in _CANDIDATE_AFTER_NEWLINE.finditer(text))
+    first = 1 if text.startswith(_BOM) else 0
+    positions = [first] if headers.CANDIDATE_AT_START.match(text, first) else []
+    positions.extend(match.end() for match in headers.CANDIDATE_AFTER_NEWLINE.finditer(text))
     for start in positions:
         end = text.find("\n", start)
         bare = text[start : end if end != -1 else len(text)]
@@ -445,7 +328,7 @@ def entry_offsets(text: str) -> list[int]:
             bare = bare[:-1]
         if tracker.inside_after(bare):
             continue
-        if _HEADER.match(bare):
+        if headers.parse_header(bare) is not None:
             starts.append(start)
     return starts
 

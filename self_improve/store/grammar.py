@@ -34,8 +34,16 @@ ACTIVE_STATUSES = frozenset({"pending", "in_progress", "resolved", "promoted"})
 PRIORITIES = ("low", "medium", "high", "critical")
 LEARNING_CATEGORIES = ("correction", "insight", "knowledge_gap", "best_practice")
 
-# Which section holds the summary, the details and the suggested action, per kind.
-SUMMARY_SECTIONS = ("Summary", "Requested Capability")
+# Which section holds the summary, the details and the suggested action, per kind. The summary
+# section also goes by the names real authors give it (``store/summary.py`` reads them all; the
+# first two are the reference skill's, the ones we write).
+SUMMARY_SECTIONS = (
+    "Summary", "Requested Capability", "Problem", "What happened", "What went wrong", "TL;DR",
+    "问题", "问题描述", "问题概述", "核心问题", "摘要", "总结", "概要", "概述", "简述", "现象", "問題", "要約", "요약", "문제",
+    "Resumen", "Problema", "Zusammenfassung", "Résumé", "Resume", "Problème", "Sommario", "Riepilogo", "Resumo",
+    "Sommaire", "Samenvatting", "Podsumowanie", "Özet", "Sammanfattning", "Сводка", "Резюме", "Суть", "Проблема",
+    "Краткое описание",
+)
 DETAILS_SECTIONS = ("Details", "Context", "User Context")
 ACTION_SECTIONS = ("Suggested Action", "Suggested Fix", "Suggested Implementation")
 
@@ -43,6 +51,9 @@ ACTION_SECTIONS = ("Suggested Action", "Suggested Fix", "Suggested Implementatio
 # scripts' digits). ``ID_REGEX`` is for embedding in other patterns (a promoted rule's bullet).
 ID_REGEX = r"(?:LRN|ERR|FEAT)-[0-9]{8}-[A-Za-z0-9]+"
 ID_PATTERN = re.compile(r"^(LRN|ERR|FEAT)-([0-9]{8})-([A-Za-z0-9]+)$")
+# What a near-miss header may carry instead of ``[ID]``: an ID, or the skill's template one
+# (``LRN-YYYYMMDD-XXX``, which ``lint`` reports as a leftover).
+LOOSE_ID_REGEX = r"(?:LRN|ERR|FEAT)-(?:[0-9]{8}|YYYYMMDD)-[A-Za-z0-9]+"
 
 
 def strip_eol(line: str) -> str:
@@ -61,3 +72,15 @@ def eol_of(line: str) -> str:
     if line.endswith("\r"):
         return "\r"
     return ""
+
+
+# A bold field (``**Key**: value``, listed or not; ASCII or full-width colon) and a listed one
+# (``- Key: value``): group 1 is the key, group 2 the value.
+BOLD_FIELD = re.compile(r"^(?:[-*][ \t]+)?\*\*([^*\r\n]+?)(?::\*\*|\*\*[ \t]?[:：]|：\*\*)[ \t]?(.*?)[ \t]*$")
+META_LINE = re.compile(r"^[-*][ \t]+([A-Za-z][A-Za-z0-9 _/-]*?)[ \t]?[:：][ \t]?(.*?)[ \t]*$")
+# Other spellings of a field name (Chinese ones, spaces for hyphens): read as the reference name.
+FIELD_ALIASES = {
+    "status": ("状态",), "priority": ("优先级",), "severity": ("严重程度", "严重性"),
+    "pattern-key": ("pattern key", "pattern_key"), "recurrence-count": ("recurrence count", "recurrence_count"),
+    "first-seen": ("first seen",), "last-seen": ("last seen",),
+}

@@ -13,6 +13,7 @@ from self_improve.errors import UsageError
 from self_improve.events import Frozen
 from self_improve.store import occurrences as occ
 from self_improve.store.entry import KINDS, LEARNING_CATEGORIES, PRIORITIES, SUMMARY_SECTIONS, Entry, NewEntry
+from self_improve.store.tolerant import day_of, raised_count
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the hooks log through here: no dataclasses, datetime or typing at run time
@@ -202,11 +203,12 @@ def merge_occurrence(entry: Entry, request: LogRequest, occurrence: occ.Occurren
         return _with_summary(_with_action(entry, request.action.strip()), request)
     entry = _with_summary(entry, request)
     history = occ.add(entry.occurrences, occurrence, keep)
-    count = entry.recurrence_count + 1
+    # The count keeps the annotation that stays true ("3+" -> "4+"; ``tolerant.raised_count``).
+    count = raised_count(entry.meta_or_field("Recurrence-Count"), entry.recurrence_count + 1)
     first = min(filter(None, (entry.first_seen, occurrence.date)))
     last = max(filter(None, (entry.last_seen, occurrence.date)))
-    updated = entry.with_metadata("Recurrence-Count", str(count))
-    updated = updated.with_metadata("First-Seen", first).with_metadata("Last-Seen", last)
+    updated = entry.with_metadata("Recurrence-Count", count)
+    updated = _with_day(_with_day(updated, "First-Seen", first), "Last-Seen", last)
     updated = updated.with_metadata("Occurrences", ", ".join(o.render() for o in history))
     if request.excerpt:
         updated = updated.with_metadata("Last-Excerpt", _one_line(request.excerpt))
@@ -222,6 +224,13 @@ def merge_occurrence(entry: Entry, request: LogRequest, occurrence: occ.Occurren
         joined = ", ".join((*updated.see_also, request.see_also))
         updated = updated.with_metadata("See Also", joined)
     return recurred(updated)
+
+
+def _with_day(entry: Entry, key: str, day: str) -> Entry:
+    """Set a day field, leaving a timestamp that already names that day as its author wrote it."""
+    if day_of(entry.meta_or_field(key)) == day:
+        return entry
+    return entry.with_metadata(key, day)
 
 
 def recurred(entry: Entry) -> Entry:

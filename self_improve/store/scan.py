@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from self_improve import rx as re  # re, with compiled programs cached across processes
 from self_improve.detect.pattern_keys import same_key
-from self_improve.store.entry import ACTIVE_STATUSES, Entry, entry_offsets, split_lines
+from self_improve.store.entry import ACTIVE_STATUSES, ID_PATTERN, SUMMARY_SECTIONS, Entry, entry_offsets, split_lines
 from self_improve.store.similarity import similarity, tokens
 
 TYPE_CHECKING = False
@@ -21,11 +21,16 @@ RELATED_THRESHOLD = 0.5
 # A Pattern-Key line with a non-ASCII character in its value; the label's case is ignored, the
 # value's classes are not (IGNORECASE would let the Kelvin sign pass for an ASCII "k"). Linear:
 # from a line start it reads the line up to its first non-ASCII character.
-_NON_ASCII_KEY_LINE = re.compile(r"(?m)^[-*][ \t]+(?i:pattern-key):[\x00-\x09\x0b-\x7f]*[^\x00-\x7f]")
-# The summary is one line under "### Summary" (or "### Requested Capability" for features). The
-# pattern starts with a literal newline so re can search for it at C speed (an entry's sections
-# never start a file, so a match at offset 0 is not needed).
-_SUMMARY_LINE = re.compile(r"(?i)\n###[ \t]+(?:Summary|Requested Capability)[ \t]*\r?\n(?:[ \t]*\r?\n)*([^\r\n]*)")
+# The label in either form: ``- Pattern-Key:``, ``**Pattern-Key**:``, ``- **Pattern-Key:**``.
+_KEY_LABEL = r"(?:[-*][ \t]+)?(?:\*\*(?i:pattern-key)(?::\*\*|\*\*[ \t]?:)|(?<=[ \t])(?i:pattern-key):)"
+_NON_ASCII_KEY_LINE = re.compile(rf"(?m)^{_KEY_LABEL}[\x00-\x09\x0b-\x7f]*[^\x00-\x7f]")
+# The summary is one line under "### Summary" (or "### Requested Capability" for features, or a
+# translation of it: grammar.SUMMARY_SECTIONS). The pattern starts with a literal newline so re
+# can search for it at C speed (an entry's sections never start a file, so a match at offset 0 is
+# not needed).
+_SUMMARY_LINE = re.compile(
+    r"(?i)\n###[ \t]+(?:" + "|".join(re.escape(title) for title in SUMMARY_SECTIONS) + r")[ \t]*:?[ \t]*\r?\n(?:[ \t]*\r?\n)*([^\r\n]*)"
+)
 
 
 class FileScan:
@@ -74,7 +79,7 @@ class FileScan:
 
         wanted = folded(key)
         out: list[tuple[tuple[int, int], Entry]] = []
-        pattern = rf"(?im)^[-*][ \t]+Pattern-Key:[ \t]*{re.escape(wanted)}[ \t]*\r?$"
+        pattern = rf"(?m)^{_KEY_LABEL}[ \t]*`?(?i:{re.escape(wanted)})`?[ \t]*\r?$"
         hits = [hit.start() for hit in re.finditer(pattern, self.text)]
         if not self.text.isascii():
             hits = sorted({*hits, *(hit.start() for hit in _NON_ASCII_KEY_LINE.finditer(self.text))})
@@ -89,7 +94,7 @@ class FileScan:
         """The span of the first active entry with this Pattern-Key: what a request with that key
         merges into before any similar summary is considered."""
         for span, entry in self.keyed(key):
-            if entry.status in ACTIVE_STATUSES:
+            if entry.status in ACTIVE_STATUSES and ID_PATTERN.match(entry.id):
                 return span
         return None
 
@@ -146,9 +151,10 @@ class IdsIn:
         self.text = text
 
     def __contains__(self, candidate: object) -> bool:
-        header = rf"##[ \t]+\[[ \t]*{re.escape(str(candidate))}[ \t]*\]"
+        # The reference form and the near-misses that carry an ID (``store/headers.py``).
+        header = rf"###?[ \t]+\[?[ \t]*{re.escape(str(candidate))}(?![A-Za-z0-9])"
         # "\n" first: a literal start lets re search at C speed instead of trying every line.
-        return re.search(rf"(?i)\n{header}", self.text) is not None or re.match(rf"(?i){header}", self.text) is not None
+        return re.search(rf"(?i)\n{header}", self.text) is not None or re.match(rf"(?i)\ufeff?{header}", self.text) is not None
 
 
 def closest(candidates: Iterable[tuple[T, Entry]], wanted: frozenset[str], pattern_key: str, threshold: float) -> T | None:
@@ -156,7 +162,8 @@ def closest(candidates: Iterable[tuple[T, Entry]], wanted: frozenset[str], patte
     most similar to ``wanted``, if it reaches ``threshold``; each candidate comes with its handle."""
     best: tuple[float, T] | None = None
     for handle, entry in candidates:
-        if entry.status not in ACTIVE_STATUSES:
+        # An entry without a proper ID (dated, cut-off) is the user's: a log never rewrites it.
+        if entry.status not in ACTIVE_STATUSES or not ID_PATTERN.match(entry.id):
             continue
         if entry.pattern_key and not same_key(entry.pattern_key, pattern_key):
             continue

@@ -236,6 +236,8 @@ class Store:
 
     def find(self, entry_id: str) -> tuple[str, Entry] | None:
         wanted = entry_id.strip().upper()
+        if not wanted:
+            return None  # entries without an ID (dated, cut-off headers) are never found by one
         prefix = wanted.split("-", 1)[0]
         kinds = [k for k, (p, _) in KINDS.items() if p == prefix] or list(KINDS)
         for kind in kinds:
@@ -373,6 +375,8 @@ class Store:
         By file name, as ``log`` writes, never through ``pathlib``: the hooks call it too (an
         observed fix, measured credit), and their path must stay light."""
         wanted = entry_id.strip().upper()
+        if not wanted:
+            raise SelfImproveError("an entry ID is needed (see `self-improve list`)")
         prefix = wanted.split("-", 1)[0]
         for kind in [k for k, (p, _) in KINDS.items() if p == prefix] or list(KINDS):
             name = self._file_name(kind)

@@ -102,7 +102,8 @@ def test_lint_reports_file_line_reason_and_never_writes(project: Path) -> None:
     assert result.returncode == 1
     assert result.stdout.splitlines() == [
         ".learnings/ERRORS.md:7: malformed ID 'ERR-bad': expected TYPE-YYYYMMDD-XXX with TYPE one of LRN, ERR, FEAT",
-        ".learnings/ERRORS.md:9: unknown status 'sideways'",
+        ".learnings/ERRORS.md:9: unknown status 'sideways': use one of pending, in_progress, resolved, wont_fix, promoted, "
+        "promoted_to_skill, retired, archived",
     ]
     assert tree_hash(project) == before
 

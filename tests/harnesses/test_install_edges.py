@@ -17,6 +17,7 @@ from self_improve.harnesses import installer as inst
 from self_improve.review import managed_block
 from self_improve.store.store import GITIGNORE
 from self_improve.user_edit import user_temp_dir
+from self_improve.paths import user_state_dir
 from tests.concurrency_helpers import cli_env
 from tests.helpers import PNPM, make_project, run_cli, statuses, tree_hash
 
@@ -162,7 +163,9 @@ def test_outside_a_project_the_temp_file_goes_to_our_state_dir(tmp_path: Path, m
     managed_block.edit_file(workspace / "AGENTS.md", workspace, lambda t: t + "# Agents\n")
     path = tmp_path / "home" / ".claude" / "settings.json"
     inst.FileChange(path, None, ORIGINAL.encode(), settle=0.0).apply()
-    assert where == [user_temp_dir(), user_temp_dir()]
+    # AGENTS.md's temp, then that of our record that we created AGENTS.md (review/created_files.py,
+    # in our state dir beside the record itself), then settings.json's
+    assert where == [user_temp_dir(), user_state_dir(), user_temp_dir()]
     assert json.loads(path.read_bytes()) == {"model": "opus"}
 
 

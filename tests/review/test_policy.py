@@ -285,13 +285,13 @@ def test_rule_is_the_newest_action_line_without_its_list_marker() -> None:
 
 
 def test_rule_refusals() -> None:
-    assert propose_rule(entry("ERR-20260301-aaa"), 200).problem == "ERR-20260301-aaa has no Suggested Fix to turn into a rule: pass --rule TEXT"
-    long = propose_rule(entry("LRN-20260301-aaa", action="x" * 201), 200)
+    assert propose_rule(entry("ERR-20260301-aaa"), 200).problem == "needs a rule: ERR-20260301-aaa has no Suggested Fix to turn into a rule: pass --rule TEXT"
+    long = propose_rule(entry("LRN-20260301-aaa", action="Use " + "x" * 197), 200)
     assert long.problem == (
-        "the Suggested Action of LRN-20260301-aaa is 201 characters, over promotion.max_rule_chars (200): "
+        "needs a rule: the Suggested Action of LRN-20260301-aaa is 201 characters, over promotion.max_rule_chars (200): "
         "write a shorter one (or pass --rule TEXT)"
     )
-    assert propose_rule(entry("LRN-20260301-aaa", action="x" * 200), 200).ok
+    assert propose_rule(entry("LRN-20260301-aaa", action="Use " + "x" * 196), 200).ok
     assert rule_problem("a <!-- b", 200) == "--rule contains marker text '<!--': remove it"
     assert rule_problem("a\nb", 200) == "--rule must be one line"
 

@@ -98,12 +98,8 @@ def test_promote_and_retire_golden(project: Path, case: str) -> None:
     assert run_cli("retire", PNPM, "--yes", cwd=project).stdout == f"retired {PNPM}: its rule is gone from CLAUDE.md\n"
     check_golden(f"review-retire-one-{case}.txt", target.read_bytes())
     assert run_cli("retire", PYTEST, "--yes", cwd=project).returncode == 0
-    if not original:
-        # managed_block.edit_file deletes a file our edit leaves empty: to every harness an empty
-        # instruction file and a missing one are the same, so an empty file comes back missing.
-        assert not target.exists()
-    else:
-        assert target.read_bytes() == original
+    # A missing file comes back missing (promote created it), an empty one empty: byte for byte.
+    assert (target.read_bytes() if target.exists() else None) == original
 
 
 def test_promote_marks_the_entry_and_touches_only_its_status_lines(project: Path) -> None:
@@ -257,7 +253,7 @@ def test_bad_rule_or_target_is_a_usage_error(project: Path, args: list[str], mes
 
 
 def test_entry_without_a_fix_needs_a_rule(project: Path) -> None:
-    refused(project, "promote", NO_FIX, "--yes", code=2, message=f"{NO_FIX} has no Suggested Fix to turn into a rule: pass --rule TEXT")
+    refused(project, "promote", NO_FIX, "--yes", code=2, message=f"needs a rule: {NO_FIX} has no Suggested Fix to turn into a rule: pass --rule TEXT")
     assert run_cli("promote", NO_FIX, "--yes", "--rule", "Add the user to the docker group.", cwd=project).returncode == 0
 
 
@@ -286,7 +282,7 @@ def test_retire_when_the_rule_was_removed_by_hand(project: Path) -> None:
     assert run_cli("promote", PNPM, "--yes", cwd=project).returncode == 0
     (project / "CLAUDE.md").unlink()
     result = run_cli("retire", PNPM, "--yes", cwd=project)
-    assert result.stdout == f"retired {PNPM} (its rule was not in CLAUDE.md)\n"
+    assert result.stdout == f"retired {PNPM} (status only): its rule lives in your own text (Promoted: CLAUDE.md), which self-improve does not edit\n"
     assert Store(project).get(PNPM).status == "retired"
     assert not (project / "CLAUDE.md").exists()
 
@@ -321,8 +317,8 @@ def test_promote_then_retire_all_gives_the_file_back(content: str | None, count:
         assert target.read_bytes() == promoted
         for entry_id in ids:
             retire_entry(store, entry_id)
-        # An empty file comes back missing (see test_promote_and_retire_golden).
-        assert (target.read_bytes() if target.exists() else None) == (original or None)
+        # A missing file comes back missing (we created it), an empty one empty.
+        assert (target.read_bytes() if target.exists() else None) == original
 
 
 # ---- mark, supersede -------------------------------------------------------------------------------

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from self_improve.review.candidates import plan_review, retire_candidates, revise_candidates
+from self_improve.review.managed_block import upsert_rule
 from self_improve.review.policy import Policy, TargetTable
 from self_improve.review.revise import proposals
 from self_improve.review.subject_paths import ProjectFiles, WalkLimits, never_gone, subject_path
@@ -103,6 +104,8 @@ def test_review_json_retires_a_rule_whose_file_was_deleted(tmp_path: Path) -> No
     (tmp_path / "app" / "models.py").write_text("", encoding="utf-8")
     write_project(tmp_path, [entry_text("ERR-20260301-aaa", "KeyError in load", status="promoted", promoted="CLAUDE.md",
                                         pattern_key=MODELS, occurrences=[(5, "1a2b3c4d")])])
+    # Promoted by us: its bullet is in CLAUDE.md (one promoted by hand is only listed for a person).
+    (tmp_path / "CLAUDE.md").write_text(upsert_rule("", "ERR-20260301-aaa", "Check the key before loading."), encoding="utf-8")
 
     def retire_reasons() -> list[list[str]]:
         result = run_cli("review", "--json", cwd=tmp_path, env={"SELF_IMPROVE_TODAY": TODAY.isoformat()})

@@ -153,7 +153,7 @@ def test_interactive_session(project: Path) -> None:
 def test_interactive_quit_and_end_of_input_change_nothing(project: Path) -> None:
     before = {k: v for k, v in tree_hash(project).items() if ".state" not in k}
     check_golden("review-interactive-quit.txt", review(project, input="q\n", env=INTERACTIVE))
-    assert review(project, input="", env=INTERACTIVE).endswith("quit\nLint (1)\n  .learnings/FEATURE_REQUESTS.md:10: unknown priority 'urgent'\nReviewed: 0 promoted, 0 archived, 0 retired, 0 skipped\n")
+    assert review(project, input="", env=INTERACTIVE).endswith("quit\nLint (1)\n  .learnings/FEATURE_REQUESTS.md:10: unknown priority 'urgent': use one of low, medium, high, critical\nReviewed: 0 promoted, 0 archived, 0 retired, 0 skipped\n")
     assert {k: v for k, v in tree_hash(project).items() if ".state" not in k} == before
 
 
