@@ -122,9 +122,8 @@ install)
             "$venv/bin/self-improve" install --harness "${harness:-claude}" --scope "${scope:-user}" ${project:+--project "$project"}
         fi
     fi
-    if [ -z "$project" ] && [ "$(pwd -P)" != "$here" ]; then
-        project="$(pwd -P)"
-    fi
+    # Only a project named with --project is opted in: the working directory never is (run from
+    # ~, that would make every non-git folder under it record failures).
     if [ -n "$project" ]; then
         "$venv/bin/self-improve" --root "$project" init
     fi

@@ -34,6 +34,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "review": ("review", "propose promotions, archiving and retirements; apply the ones chosen"),
     "promote": ("promote", "promote an entry into CLAUDE.md / AGENTS.md as a short prevention rule"),
     "retire": ("retire", "remove a promoted rule from its managed block and mark the entry retired"),
+    "archive": ("archive", "move entries into .learnings/archive/ (`restore` brings one back)"),
     "restore": ("restore", "move an archived entry back into its learnings file"),
     "mark": ("mark", "count that an entry's rule helped (--helpful) or misled (--harmful)"),
     "supersede": ("supersede", "record that one entry replaces another (Superseded-By / Supersedes)"),
@@ -59,7 +60,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
 HELP_GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("daily", ("log", "list", "show", "keys", "review", "stats")),
     ("entries and rules", (
-        "resolve", "set-status", "promote", "retire", "restore", "mark", "supersede", "merge",
+        "resolve", "set-status", "promote", "retire", "archive", "restore", "mark", "supersede", "merge",
         "extract-skill", "lint",
     )),
     ("sharing", ("export", "import")),

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
 from self_improve.store import config as config_mod
 from self_improve.store import settings
 from self_improve.atomic import atomic_write
-from self_improve.commands._common import add_json_flag, store_from
+from self_improve.changes import PlannedChange
+from self_improve.commands._common import add_dry_run_flag, add_json_flag, store_from
 from self_improve.errors import UsageError
 from self_improve.output import print_json
 from self_improve.paths import user_config_path
@@ -33,6 +35,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     set_.add_argument("key")
     set_.add_argument("value")
     set_.add_argument("--user", action="store_true", help="write the user-level config (the only place personal settings are honoured)")
+    add_dry_run_flag(set_)
     parser.set_defaults(func=run)
 
 
@@ -62,7 +65,6 @@ def run(args: argparse.Namespace) -> int:
     section, _, name = args.key.partition(".")
     if args.user:
         path = Path(user_config_path())
-        path.parent.mkdir(parents=True, exist_ok=True)
     else:
         store._require()
         if store.scope == "project" and settings.is_personal(section, name):
@@ -82,6 +84,12 @@ def run(args: argparse.Namespace) -> int:
     original = path.read_bytes().decode("utf-8") if path.exists() else ""
     updated = config_mod.set_value_text(original, args.key, value)
     config_mod.read_user_config_text(updated, path)
+    if args.dry_run:  # every check above ran: the diff is exactly what the write would do
+        before = original.encode("utf-8") if path.exists() else None
+        label_root = Path("/") if args.user else store.root  # the user's file absolute, as the installer names it
+        sys.stdout.write(PlannedChange(path, before, updated.encode("utf-8")).diff(label_root))
+        return 0
+    path.parent.mkdir(parents=True, exist_ok=True)
     atomic_write(path, updated.encode("utf-8"))
     print(f"{args.key} = {json.dumps(value)}")
     return 0

@@ -15,6 +15,7 @@ import argparse
 import json
 import os
 import shlex
+import shutil
 import subprocess
 import tempfile
 import time
@@ -26,6 +27,7 @@ from typing import Any
 from self_improve.commands._common import add_json_flag
 from self_improve.output import colour, print_json
 from self_improve.store.location import find_root
+from self_improve.store.projects import forget_project
 
 # (event, matcher) pairs each harness needs; see plugin.toml.
 CLAUDE_EVENTS = (("UserPromptSubmit", None), ("PostToolUse", "Bash"), ("PreToolUse", "Bash"), ("PostToolUseFailure", "Bash"))
@@ -228,6 +230,19 @@ def _hook_checks(name: str, files: list[Path], events: tuple[tuple[str, str | No
 
 def _command_checks(name: str, registration: FoundHook, fix: str, seen: set[str]) -> list[Check]:
     """The script and its pinned interpreter (each path once), then one sample call."""
+    from self_improve.harnesses.installer import PORTABLE_SCRIPTS, portable_hook_command
+
+    portable = next((s for s in PORTABLE_SCRIPTS if registration.command == portable_hook_command(s)), None)
+    if portable is not None:  # the shared project file's command: it runs whatever is on PATH
+        cli = shutil.which("self-improve")
+        checks = []
+        if "self-improve on PATH" not in seen:
+            seen.add("self-improve on PATH")
+            what = f"`self-improve` {'is on PATH' if cli else 'is not on PATH: the portable hooks of the project settings do nothing'}"
+            checks.append(Check(name, cli is not None, what, "add ~/.local/bin (where ./install.sh links it) to PATH"))
+        if cli is not None:
+            checks.append(_fire(name, ["/bin/sh", "-c", registration.command], portable, {}))
+        return checks
     words = shlex.split(registration.command)
     python = words[0].split("=", 1)[1]
     script = Path(words[1])
@@ -239,7 +254,7 @@ def _command_checks(name: str, registration: FoundHook, fix: str, seen: set[str]
             seen.add(str(path))
             checks.append(Check(name, ok, f"{what} {path} {'is executable' if ok else 'is missing or not executable'}", fix))
     if healthy:
-        checks.append(_fire(name, registration, python, script))
+        checks.append(_fire(name, [str(script)], script.name, {"SELF_IMPROVE_PYTHON": python}))
     return checks
 
 
@@ -272,28 +287,33 @@ def _sample_payloads(project: Path) -> dict[str, dict[str, Any]]:
     }
 
 
-def _fire(name: str, registration: FoundHook, python: str, script: Path) -> Check:
+def _fire(name: str, argv: list[str], script: str, env_extra: dict[str, str]) -> Check:
     """Feed the hook a sample payload in a scratch project (never the user's) and time it."""
     from self_improve.store.store import Store
 
-    event, expected = SAMPLE_EVENTS.get(script.name, SAMPLE_EVENTS["prompt-submit"])
+    event, expected = SAMPLE_EVENTS.get(script, SAMPLE_EVENTS["prompt-submit"])
     with tempfile.TemporaryDirectory(prefix="self-improve-doctor-") as scratch:
         project = Path(scratch)
-        store = Store(project)
-        store.init()
-        if event == "PreToolUse":
-            _seed_known_mistake(store)
-        payload = json.dumps(_sample_payloads(project)[event]).encode()
-        env = {**os.environ, "SELF_IMPROVE_PYTHON": python}
-        started = time.perf_counter()
         try:
-            result = subprocess.run([str(script)], input=payload, capture_output=True, timeout=10, env=env)
-        except (OSError, subprocess.TimeoutExpired) as exc:
-            return Check(name, False, f"{script.name} did not run: {exc}", "reinstall: " + "self-improve install --harness " + name)
-        elapsed = (time.perf_counter() - started) * 1000
+            store = Store(project)
+            store.init()
+            if event == "PreToolUse":
+                _seed_known_mistake(store)
+            payload = json.dumps(_sample_payloads(project)[event]).encode()
+            env = {**os.environ, **env_extra}
+            started = time.perf_counter()
+            try:
+                result = subprocess.run(argv, input=payload, capture_output=True, timeout=10, env=env)
+            except (OSError, subprocess.TimeoutExpired) as exc:
+                return Check(name, False, f"{script} did not run: {exc}", "reinstall: " + "self-improve install --harness " + name)
+            elapsed = (time.perf_counter() - started) * 1000
+        finally:
+            # The scratch project goes with the folder: no line of it stays in the project
+            # registry (nor its provenance ledger), where review would count it as a project.
+            forget_project(str(project))
     output = result.stdout.decode("utf-8", "replace")
     ok = result.returncode == 0 and expected in output
-    what = f"{script.name} answered a sample {event} {'correctly' if ok else 'wrongly'} in {elapsed:.0f} ms (exit {result.returncode})"
+    what = f"{script} answered a sample {event} {'correctly' if ok else 'wrongly'} in {elapsed:.0f} ms (exit {result.returncode})"
     return Check(name, ok, what, "see ~/.local/state/self-improve/debug.log, or run it with SELF_IMPROVE_DEBUG=1")
 
 
@@ -351,7 +371,15 @@ def learnings_checks(project: Path) -> list[Check]:
         Check("config", True, f"{store.relative(store.dir)}/config.toml: ignored {line}")
         for line in ignored
     ]
-    if not problems and not drift:
+    from self_improve.store.entry import KINDS
+
+    # A deleted file is no lint problem (nothing to parse), but nothing is recorded in it either.
+    checks += [
+        Check("learnings", False, f"{store.relative(store.dir)}/{file} is missing: nothing can be recorded in it",
+              "`self-improve init` creates the missing files (and changes no other)")
+        for _, file in KINDS.values() if not store.fs.is_file(file)
+    ]
+    if not problems and not drift and all(check.ok for check in checks):
         return [*checks, Check("learnings", True, f"lint: no problems in {store.relative(store.dir)}/")]
     checks += [Check("learnings", False, f"lint: {p.render()}", "fix the entry by hand, then `self-improve lint`") for p in problems]
     # Rule drift: review reconciles it (damaged markers excepted, which are for a person).

@@ -4,6 +4,13 @@ FILE is what ``self-improve export`` printed: Markdown entries, or the ``--json`
 object's ``text`` is read). Each entry merges as ``log`` would merge it -- see
 :mod:`self_improve.store.bulk` for the rules -- and importing the same file twice changes nothing
 the second time. The whole import is refused, with nothing written, if one entry has no valid ID.
+
+A ``promoted`` (or ``promoted_to_skill``) entry whose rule is in no instruction file of this
+project is imported as ``pending``, with ``- Imported-Status: promoted`` in its Metadata and a
+note naming ``self-improve promote``: its rule stayed in the other project's files, and a status
+without its rule is one ``lint`` would report. Its previous status is not known, and ``pending``
+is the one that lets ``review`` propose it again. Where the rule is here already, it stays
+``promoted``.
 """
 
 from __future__ import annotations
@@ -17,8 +24,13 @@ from pathlib import Path
 from self_improve.commands._common import add_json_flag, add_scope_flag, store_from
 from self_improve.errors import SelfImproveError
 from self_improve.output import print_json
+from self_improve.review.drift import rule_files_by_id
 from self_improve.store.bulk import import_entries
 from self_improve.store.entry import Entry, parse_text, split_lines
+from self_improve.store.store import Store
+
+_RULE_STATUSES = frozenset({"promoted", "promoted_to_skill"})  # as review/drift.py's RULE_STATUSES
+IMPORTED_STATUS = "Imported-Status"
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -60,9 +72,29 @@ def _read_source(name: str) -> str:
     return Path(name).read_bytes().decode("utf-8", "surrogateescape")
 
 
+def rule_ids(store: Store) -> set[str]:
+    """The IDs (upper case) that have a rule bullet in one of this project's instruction files."""
+    return set(rule_files_by_id(store)) if store.exists() else set()
+
+
+def without_ruleless_promotions(store: Store, entries: list[Entry]) -> tuple[list[Entry], dict[str, str]]:
+    """The entries with each promotion that has no rule here turned into ``pending`` (see the
+    module docstring), and those entries' IDs with the status they came with."""
+    live = rule_ids(store)
+    out: list[Entry] = []
+    demoted: dict[str, str] = {}
+    for entry in entries:
+        if entry.status in _RULE_STATUSES and entry.id.upper() not in live:
+            demoted[entry.id] = entry.status
+            entry = entry.with_status("pending").with_metadata(IMPORTED_STATUS, entry.status)
+        out.append(entry)
+    return out, demoted
+
+
 def run(args: argparse.Namespace) -> int:
     store = store_from(args)
     entries = read_export(_read_source(args.file), "stdin" if args.file == "-" else args.file)
+    entries, demoted = without_ruleless_promotions(store, entries)
     outcomes = import_entries(store, entries, dry_run=args.dry_run)
     if not args.dry_run:  # who brought them in, for `review`'s provenance (no local evidence)
         from self_improve.store import provenance
@@ -78,6 +110,7 @@ def run(args: argparse.Namespace) -> int:
                 "appended": totals["appended"],
                 "merged": totals["merged"],
                 "unchanged": totals["unchanged"],
+                "imported_as_pending": sorted(demoted),
                 "dry_run": args.dry_run,
             }
         )
@@ -85,6 +118,11 @@ def run(args: argparse.Namespace) -> int:
     for outcome in outcomes:
         reason = f" ({outcome.reason})" if outcome.reason else ""
         print(f"{outcome.source_id} {outcome.action}{_where(outcome.action, outcome.source_id, outcome.entry_id)}{reason}")
+        if outcome.source_id in demoted and outcome.action != "unchanged":
+            print(
+                f"note: {outcome.source_id} was {demoted[outcome.source_id]} with no rule in this project: imported as pending "
+                f"(`self-improve promote {outcome.entry_id}` writes its rule)"
+            )
     suffix = " (dry run: nothing was written)" if args.dry_run else ""
     print(f"{len(outcomes)} entries: {totals['appended']} appended, {totals['merged']} merged, {totals['unchanged']} unchanged{suffix}")
     return 0

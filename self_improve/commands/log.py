@@ -9,10 +9,13 @@ from __future__ import annotations
 import argparse
 
 from self_improve.commands._common import add_json_flag, add_scope_flag, cli_writer, store_from, user_command
-from self_improve.errors import SelfImproveError
+from self_improve.errors import SelfImproveError, UsageError
 from self_improve.output import print_json
 from self_improve.store.entry import KINDS, LEARNING_CATEGORIES, PRIORITIES
 from self_improve.store.store import LogRequest, Store
+
+# The reference skill's areas (skill/references/formats.md); log.extra_areas adds a user's own.
+REFERENCE_AREAS = ("frontend", "backend", "infra", "tests", "docs", "config")
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -36,7 +39,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--pattern-key", default="", help="the fingerprint a nudge printed (deps.module-not-found/python:yaml), or a stable area.topic key")
     parser.add_argument("--category", default="", help=f"learning category ({' | '.join(LEARNING_CATEGORIES)}) or the error's command name")
     parser.add_argument("--priority", default="", choices=[*PRIORITIES, ""], metavar="PRIORITY", help=" | ".join(PRIORITIES))
-    parser.add_argument("--area", default="", help="frontend | backend | infra | tests | docs | config")
+    parser.add_argument("--area", default="", help=f"{' | '.join(REFERENCE_AREAS)}, or one added to log.extra_areas")
     parser.add_argument("--details", default="", help="free text")
     parser.add_argument("--action", default="", help="Suggested Action (Suggested Fix for errors)")
     parser.add_argument("--files", default="", help="related files")
@@ -51,6 +54,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     store = store_from(args)
+    check_area(args.area, store)
     request = LogRequest(
         kind=args.kind,
         summary=args.summary,
@@ -83,6 +87,22 @@ def run(args: argparse.Namespace) -> int:
     if confirmed is not None:
         print(f"confirmed the correction caught on {confirmed.date} in session {confirmed.session}: no longer queued")
     return 0
+
+
+def check_area(area: str, store: Store) -> None:
+    """Refuse an area outside the reference ones and the config's, before anything is written:
+    a typo would otherwise file the lesson where ``targets.workflow_areas`` never sees it."""
+    if not area:
+        return
+    extra = store.setting("log.extra_areas")
+    # A hand-written config may hold anything in the list: only words count, each once.
+    allowed = list(dict.fromkeys([*REFERENCE_AREAS, *(a.strip() for a in extra if isinstance(a, str) and a.strip())]))
+    if area in allowed:
+        return
+    raise UsageError(
+        f"--area takes {', '.join(allowed[:-1])} or {allowed[-1]}, not {area!r} "
+        "(add your own with `self-improve config set log.extra_areas AREA,...`)"
+    )
 
 
 def confirm_correction(args: argparse.Namespace, store: Store) -> QueuedCorrection | None:

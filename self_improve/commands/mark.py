@@ -1,18 +1,25 @@
 """``self-improve mark ID --helpful | --harmful``: count whether a rule helped or misled (as in ACE).
 
 Keeps ``- Helpful: n`` and ``- Harmful: n`` in the entry's Metadata. ``review`` proposes retiring
-a promoted rule once it has misled more often than it helped.
+a promoted rule once it has misled more often than it helped. Only a rule can help or mislead:
+an entry that is not ``promoted`` (or ``promoted_to_skill``) is refused, naming ``promote``.
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Callable
 
-from self_improve.commands._common import add_json_flag, store_from
+from self_improve.commands._common import add_dry_run_flag, add_json_flag, store_from
 from self_improve.errors import SelfImproveError
 from self_improve.output import print_json
+from self_improve.review.plan import EntryEdit, apply, simulate
+from self_improve.store import archive as archive_mod
 from self_improve.store.entry import Entry
+from self_improve.store.store import Store
+
+_RULE_STATUSES = frozenset({"promoted", "promoted_to_skill"})  # as review/drift.py's RULE_STATUSES
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -27,6 +34,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     which.add_argument("--helpful", action="store_true", help="the rule helped")
     which.add_argument("--harmful", action="store_true", help="the rule misled or got in the way")
     add_json_flag(parser)
+    add_dry_run_flag(parser)
     parser.set_defaults(func=run)
 
 
@@ -47,10 +55,27 @@ def counter_edit(name: str) -> Callable[[Entry], Entry]:
     return edit
 
 
+def markable(store: Store, wanted: str) -> Entry:
+    """The entry, or a one-line refusal: archived, unknown, or no rule to count for."""
+    archive_mod.refuse_if_archived(store, wanted)
+    entry = store.get(wanted)
+    if entry.status not in _RULE_STATUSES:
+        status = entry.status or "no status"
+        raise SelfImproveError(f"{entry.id} has no rule to mark (it is {status}): run `self-improve promote {entry.id}` first")
+    return entry
+
+
 def run(args: argparse.Namespace) -> int:
     store = store_from(args)
     store._require()
-    entry = store.update(args.id, counter_edit("Helpful" if args.helpful else "Harmful"))
+    entry_id = markable(store, args.id).id
+    steps = [EntryEdit(entry_id, counter_edit("Helpful" if args.helpful else "Harmful"))]
+    simulation = simulate(store, steps)  # a counter that is not a number is refused here
+    if args.dry_run:
+        sys.stdout.write(simulation.diff())
+        return 0
+    apply(store, steps)
+    entry = store.get(entry_id)
     if args.json:
         print_json({"id": entry.id, "helpful": entry.helpful, "harmful": entry.harmful, "status": entry.status})
         return 0

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from datetime import date
 
 from self_improve.commands._common import (
@@ -57,14 +57,17 @@ from self_improve.review.plan import ArchiveStep, simulate
 from self_improve.review.candidates import ArchiveCandidate, PromoteCandidate, RetireCandidate, ReviewPlan, set_apart_hand_promoted
 from self_improve.review.policy import Policy, rule_problem
 from self_improve.review.problems import store_problems
+from self_improve.review.prompt import ask_prefilled
 from self_improve.review.revise import revise_proposals
 from self_improve.review.promotion import plan_promotion, plan_retirement, promoted_by_us
 from self_improve.review.contradictions import supersede_proposals
 from self_improve.review.report import (
-    archive_lines, by_hand_yes_lines, heading, merge_lines, not_applied_lines, promote_lines, render_listing, retire_lines, review_json,
-    size_cap_line, tolerate_undecodable_output,
+    archive_lines, by_hand_yes_lines, merge_lines, no_menu_note, not_applied_lines, promote_lines, render_listing, retire_lines,
+    review_json, size_cap_line, tolerate_undecodable_output,
 )
-from self_improve.review.session import Outcome, all_steps, apply_all, apply_steps, build_plan, user_scope_candidates
+from self_improve.review.session import (
+    Outcome, apply_all, apply_steps, attempt, build_plan, closing_lines, dry_run_diff, user_scope_candidates,
+)
 from self_improve.review.targets import normalise_target
 from self_improve.review.triage import pending_triage_count, record_review
 from self_improve.store.archive import archive_name
@@ -102,16 +105,6 @@ def _choose(prompt: str, choices: str) -> str:
         print(f"  please answer one of: {', '.join(choices)}")
 
 
-def _attempt(outcome: Outcome, action: Callable[[], None]) -> bool:
-    try:
-        action()
-        return True
-    except SelfImproveError as exc:
-        error_line(str(exc))
-        outcome.failed += 1
-        return False
-
-
 def review_promote(
     store: Store, candidate: PromoteCandidate, policy: Policy, today: date, outcome: Outcome, position: str, provenance: str = ""
 ) -> None:
@@ -131,13 +124,13 @@ def review_promote(
                 promotion = plan_promotion(store, candidate.entry.id, rule, target, today)
                 apply_steps(store, list(promotion.steps))
 
-            if _attempt(outcome, promote):
+            if attempt(outcome, promote):
                 outcome.promoted += 1
                 bump_actions(store, rules_promoted=1)
                 print(f"  promoted {candidate.entry.id} to {target}")
             return
         if answer == "e":
-            new_rule = ask("  rule: ")
+            new_rule = ask_prefilled(ask, "  rule: ", rule)
             if new_rule is None:
                 raise Quit
             problem = rule_problem(new_rule.strip(), policy.max_rule_chars, source="the rule")
@@ -156,7 +149,7 @@ def review_promote(
                 print(f"  {exc}")
             continue
         if answer == "a":
-            if _attempt(outcome, lambda: apply_steps(store, [ArchiveStep((candidate.entry.id,), today)])):
+            if attempt(outcome, lambda: apply_steps(store, [ArchiveStep((candidate.entry.id,), today)])):
                 outcome.archived += 1
                 bump_actions(store, entries_archived=1)
                 print(f"  archived {candidate.entry.id}")
@@ -170,7 +163,7 @@ def review_archive(store: Store, candidate: ArchiveCandidate, today: date, outco
     for line in archive_lines(candidate):
         print(line)
     if _choose("  [a]rchive, [s]kip, [q]uit? ", "asq") == "a":
-        if _attempt(outcome, lambda: apply_steps(store, [ArchiveStep((candidate.entry.id,), today)])):
+        if attempt(outcome, lambda: apply_steps(store, [ArchiveStep((candidate.entry.id,), today)])):
             outcome.archived += 1
             bump_actions(store, entries_archived=1)
             print(f"  archived {candidate.entry.id} to .learnings/{archive_name(candidate.year)}")
@@ -183,7 +176,7 @@ def review_retire(store: Store, candidate: RetireCandidate, outcome: Outcome, po
     for line in retire_lines(candidate):
         print(line)
     if _choose("  [r]etire, [s]kip, [q]uit? ", "rsq") == "r":
-        if _attempt(outcome, lambda: apply_steps(store, list(plan_retirement(store, candidate.entry.id).steps))):
+        if attempt(outcome, lambda: apply_steps(store, list(plan_retirement(store, candidate.entry.id).steps))):
             outcome.retired += 1
             bump_actions(store, rules_retired=1)
             print(f"  retired {candidate.entry.id}")
@@ -207,7 +200,7 @@ def review_reconcile(store: Store, reconcile: drift_mod.Reconcile, outcome: Outc
         outcome.failed += 1
         return
     if _choose("  [a]pply, [s]kip, [q]uit? ", "asq") == "a":
-        if _attempt(outcome, lambda: apply_steps(store, list(reconcile.steps))):
+        if attempt(outcome, lambda: apply_steps(store, list(reconcile.steps))):
             outcome.reconciled += 1
             print(f"  {drift_mod.done_line(reconcile)}")
     else:
@@ -226,7 +219,7 @@ def review_correction(store: Store, item: QueuedCorrection, outcome: Outcome, do
         return
     if answer == "d":
         gone: list[bool] = []
-        if _attempt(outcome, lambda: gone.append(corrections_mod.drop_item(store, item))):
+        if attempt(outcome, lambda: gone.append(corrections_mod.drop_item(store, item))):
             done["dropped"] += int(gone[0])
             print("  dropped from the queue; nothing logged" if gone[0] else "  already out of the queue")
         return
@@ -247,7 +240,7 @@ def review_correction(store: Store, item: QueuedCorrection, outcome: Outcome, do
         logged.append(f"  logged {result.entry_id} in {result.file}" if result.created
                       else f"  merged into {result.entry_id}: seen {result.recurrence_count} times in {result.tasks} task(s)")
 
-    if _attempt(outcome, log):
+    if attempt(outcome, log):
         done["logged"] += 1
         print(logged[0])
 
@@ -267,7 +260,7 @@ def review_merge(store: Store, group: DuplicateGroup, outcome: Outcome, done: di
             merge_entries(store, entry_id, group.into.id)
             done["merged"] = done.get("merged", 0) + 1
 
-    if _attempt(outcome, merge):
+    if attempt(outcome, merge):
         print(f"  merged {', '.join(others)} into {group.into.id}")
 
 
@@ -299,25 +292,8 @@ def interactive(
             review_merge(store, group, outcome, done, f"{n}/{len(plan.merge)}")
     except Quit:
         print("quit")
-    reports = [reconcile for reconcile in reconciles if not reconcile.action]
-    if reports:  # damaged markers and refused fixes: for a person to fix
-        print(heading("Drift", len(reports)))
-        for reconcile in reports:
-            print(f"  {reconcile.drift.render()} ({reconcile.note})")
-    if problems:
-        print(heading("Lint", len(problems)))
-        for problem in problems:
-            print(f"  {problem.render()}")
-    if plan.empty and not actionable and not queued and not plan.merge:
-        print("Nothing to promote, archive or retire.")
-    else:
-        print(
-            f"Reviewed: {outcome.promoted} promoted, {outcome.archived} archived, {outcome.retired} retired, "
-            f"{outcome.skipped} skipped" + (f", {outcome.reconciled} reconciled" if outcome.reconciled else "")
-            + corrections_mod.outcome_text(done["logged"], done["dropped"])
-            + (f", {done['merged']} merged" if done.get("merged") else "")
-            + (f", {outcome.failed} failed" if outcome.failed else "")
-        )
+    for line in closing_lines(plan, problems, reconciles, queued, outcome, done):
+        print(line)
     return outcome
 
 
@@ -346,8 +322,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.json and (args.yes or args.dry_run):
-        raise UsageError("--json only lists the proposals: use it without --yes and --dry-run")
+    try:
+        return _run(args)
+    except KeyboardInterrupt:  # Ctrl-C at a question: end the prompt's line; what was applied stays
+        sys.stdout.write("\n")
+        return 130  # main's code for an interrupt (128 + SIGINT)
+
+
+def _run(args: argparse.Namespace) -> int:
+    # --json never writes, so --dry-run adds nothing to it, but is accepted like on every writing verb.
+    if args.json and args.yes:
+        raise UsageError("--json only lists the proposals: use it without --yes")
     store, today = store_from(args), today_from(args)
     tolerate_undecodable_output()
     plan = set_apart_hand_promoted(build_plan(store, today), lambda entry: promoted_by_us(store, entry))  # never --yes
@@ -365,15 +350,7 @@ def run(args: argparse.Namespace) -> int:
                                corrections=queued, contradictions=contradictions, revisions=revisions))
         return 0
     if args.dry_run:
-        outcome = Outcome()
-        steps = drift_mod.reconcile_steps(reconciles) + all_steps(store, plan, today, outcome)
-        for line in outcome.lines:
-            if line.startswith("skipped "):
-                sys.stderr.write(line + "\n")
-        for reconcile in reconciles:
-            if not reconcile.action:
-                sys.stderr.write(f"drift: {reconcile.drift.render()} ({reconcile.note})\n")
-        sys.stdout.write(simulate(store, steps).diff())
+        sys.stdout.write(dry_run_diff(store, plan, reconciles, today))
         return 0
     triage = pending_triage_count(store)
     gate = agent_gate()  # inside an agent session: promotions and retirements are only proposed
@@ -410,6 +387,9 @@ def run(args: argparse.Namespace) -> int:
             print(line)
         record_review(store)
         return 1 if outcome.failed else 0
+    note = "" if gate else no_menu_note(sys.stdin.isatty(), sys.stdout.isatty())
+    if note:  # on stderr: `review | cat` shows it, a script reading the listing never sees it
+        sys.stderr.write(f"self-improve: note: {note}\n")
     sys.stdout.write(
         render_listing(plan, problems, policy, pending_triage_line(triage), assessor, reconciles, queued, contradictions, revisions)
     )

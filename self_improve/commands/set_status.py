@@ -1,12 +1,30 @@
-"""``self-improve set-status ID STATUS``: change one status line (``wont_fix`` needs a reason)."""
+"""``self-improve set-status ID STATUS [--dry-run]``: change one status line (``wont_fix`` needs a reason).
+
+A status is refused when it would say something the files do not (each refusal names the verb
+that does the real thing, and writes nothing):
+
+- ``archived``: archiving moves the entry into ``.learnings/archive/``: ``self-improve archive``;
+- ``promoted`` with no rule for the entry in any instruction file: ``self-improve promote``;
+  accepted when a rule is there (the status catches up with the file);
+- ``promoted_to_skill``: only ``self-improve extract-skill`` writes the skill;
+- any other status while the entry's rule is still in an instruction file: ``self-improve retire``;
+- an archived entry: ``self-improve restore`` first.
+"""
 
 from __future__ import annotations
 
 import argparse
+import sys
 
-from self_improve.commands._common import store_from
-from self_improve.errors import UsageError
+from self_improve.commands._common import add_dry_run_flag, store_from
+from self_improve.errors import SelfImproveError, UsageError
+from self_improve.review.drift import rule_files_by_id
+from self_improve.review.plan import EntryEdit, apply, simulate
+from self_improve.store import archive as archive_mod
 from self_improve.store.entry import STATUSES, Entry
+from self_improve.store.store import Store
+
+_RULE_STATUSES = frozenset({"promoted", "promoted_to_skill"})  # as review/drift.py's RULE_STATUSES
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -14,12 +32,32 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "set-status", help="change an entry's status",
         epilog="examples:\n"
         "  self-improve set-status LRN-20260301-abc wont_fix --reason \"the tool is gone\"\n"
-        "  self-improve set-status ERR-20260301-xyz in_progress",
+        "  self-improve set-status ERR-20260301-xyz in_progress --dry-run",
     )
     parser.add_argument("id")
     parser.add_argument("status", help=" | ".join(STATUSES))
     parser.add_argument("--reason", default="", help="why (required for wont_fix)")
+    add_dry_run_flag(parser)
     parser.set_defaults(func=run)
+
+
+def rule_files(store: Store, entry_id: str) -> list[str]:
+    """The instruction files whose rules blocks hold a bullet for ``entry_id``."""
+    return rule_files_by_id(store).get(entry_id.upper(), [])
+
+
+def check_substance(store: Store, entry: Entry, status: str) -> None:
+    """Refuse a status the files would contradict (see the module docstring)."""
+    if status == "archived":
+        raise SelfImproveError(f"archiving moves the entry into .learnings/archive/: run `self-improve archive {entry.id}`")
+    if status == "promoted_to_skill" and entry.status != status:
+        raise SelfImproveError(f"{entry.id} has no skill: run `self-improve extract-skill {entry.id}`")
+    if status == "promoted" and not rule_files(store, entry.id):
+        raise SelfImproveError(f"{entry.id} has no rule in any instruction file: run `self-improve promote {entry.id}`")
+    if status not in _RULE_STATUSES and entry.status in _RULE_STATUSES:
+        files = rule_files(store, entry.id)
+        if files:
+            raise SelfImproveError(f"{entry.id}'s rule is in {', '.join(files)}: run `self-improve retire {entry.id}` to take it out")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -30,13 +68,22 @@ def run(args: argparse.Namespace) -> int:
     if "\n" in args.reason:
         raise UsageError("--reason must be one line")
     store = store_from(args)
+    store._require()
+    archive_mod.refuse_if_archived(store, args.id)
+    entry = store.get(args.id)
+    check_substance(store, entry, args.status)
 
-    def edit(entry: Entry) -> Entry:
-        updated = entry.with_status(args.status)
+    def edit(current: Entry) -> Entry:
+        updated = current.with_status(args.status)
         if args.reason.strip():
             updated = updated.with_metadata("Status-Reason", args.reason.strip())
         return updated
 
-    entry = store.update(args.id, edit)
+    steps = [EntryEdit(entry.id, edit)]
+    simulation = simulate(store, steps)
+    if args.dry_run:
+        sys.stdout.write(simulation.diff())
+        return 0
+    apply(store, steps)
     print(f"{entry.id} is now {args.status}")
     return 0

@@ -2,6 +2,8 @@
 
 ``ID`` may also be ``FILE:LINE`` (``LEARNINGS.md:12``, as ``list`` names an entry without an ID).
 Text of a file that is not UTF-8 is decoded for display (``output.display_text``).
+An archived entry is found in ``.learnings/archive/``: shown as it is stored there (status
+``archived``), without the record line that follows it.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import sys
 from self_improve.commands._common import add_json_flag, entry_json, store_from
 from self_improve.errors import SelfImproveError, UsageError
 from self_improve.output import print_json, write_text
+from self_improve.store import archive as archive_mod
 from self_improve.store.entry import Entry
 from self_improve.store.store import Store
 
@@ -39,6 +42,10 @@ def find_entry(store: Store, wanted: str) -> Entry:
             if entry.line == int(line_part) and entry.file.replace("\\", "/").rsplit("/", 1)[-1].casefold() == name:
                 return entry
         raise SelfImproveError(f"no entry starts at {wanted} (see `self-improve list`)")
+    if store.find(wanted) is None:
+        archived = archive_mod.find_archived(store, wanted)
+        if archived is not None:
+            return archived.entry
     return store.get(wanted)
 
 

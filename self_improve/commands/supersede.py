@@ -8,9 +8,10 @@ retiring it.
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Callable
 
-from self_improve.commands._common import add_scope_flag, store_from
+from self_improve.commands._common import add_dry_run_flag, add_scope_flag, store_from
 from self_improve.errors import UsageError
 from self_improve.review.plan import EntryEdit, apply, simulate
 from self_improve.store.entry import Entry
@@ -20,11 +21,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "supersede", help="record that one entry replaces another (Superseded-By / Supersedes)",
         epilog="examples:\n"
-        "  self-improve supersede LRN-20260301-old --by LRN-20260302-new",
+        "  self-improve supersede LRN-20260301-old --by LRN-20260302-new\n"
+        "  self-improve supersede LRN-20260301-old --by LRN-20260302-new --dry-run",
     )
     parser.add_argument("old", metavar="OLD")
     parser.add_argument("--by", required=True, metavar="NEW", help="the entry that replaces OLD")
     add_scope_flag(parser)  # `review --scope user` proposes supersedes in the user store too
+    add_dry_run_flag(parser)
     parser.set_defaults(func=run)
 
 
@@ -52,7 +55,10 @@ def run(args: argparse.Namespace) -> int:
         EntryEdit(old.id, lambda e: e.with_metadata("Superseded-By", new_id)),
         EntryEdit(new.id, _add_supersedes(old.id)),
     ]
-    simulate(store, steps)
+    simulation = simulate(store, steps)  # every refusal above and here comes before the diff
+    if args.dry_run:
+        sys.stdout.write(simulation.diff())
+        return 0
     apply(store, steps)
     print(f"{old.id} superseded by {new.id}")
     if old.status == "promoted":

@@ -20,9 +20,11 @@ from self_improve.harnesses.installer import (
     Manifest,
     Target,
     backup_path,
+    existing_backup,
     expand,
     hook_command,
     is_our_command,
+    portable_hook_command,
     unchanged,
 )
 from self_improve.harnesses.jsonedit import JsonDocument, JsonEditError, JsonSyntaxError
@@ -166,7 +168,9 @@ def _inner(doc: JsonDocument | None, path: tuple[str | int, ...]) -> str:
 
 def _baseline(path: Path, current: JsonDocument | None) -> JsonDocument | None:
     """The file as it was before our first change: the backup if any, else ``current``."""
-    backup = backup_path(path)
+    backup = existing_backup(path)
+    if backup is None:
+        return current
     try:
         return JsonDocument(backup.read_bytes().decode("utf-8"))
     except FileNotFoundError:
@@ -270,14 +274,15 @@ def _plan(
 
     after: bytes | None = _encode(doc)
     backup = backup_path(path)
+    found = existing_backup(path)
     drop_backup = None
     if not wanted and stale:
-        if not backup.exists() and doc.value == {} and current is not None and not path.is_symlink():
+        if found is None and doc.value == {} and current is not None and not path.is_symlink():
             # No backup: the file did not exist before our first install. Nothing else is in it.
             # Never through a symlink: deleting the link (or its target) is not ours to do.
             after = None
-        elif backup.exists() and backup.read_bytes() == after:
-            drop_backup = backup  # fully restored: the backup has done its job
+        elif found is not None and found.read_bytes() == after:
+            drop_backup = found  # fully restored: the backup has done its job
     if before is None and after is not None:
         summary = f"{label}: create {path}"
     elif after is None:
@@ -291,9 +296,15 @@ def _plan(
     return FileChange(path, before, after, backup=backup if wanted else None, drop_backup=drop_backup, summary=summary)
 
 
-def hook_registrations(manifest: Manifest, harness: str, root: Path, python: str | None = None) -> list[Registration]:
-    """Our registrations for ``harness``: absolute script paths, pinned python."""
+def hook_registrations(
+    manifest: Manifest, harness: str, root: Path, python: str | None = None, *, portable: bool = False
+) -> list[Registration]:
+    """Our registrations for ``harness``: absolute script paths, pinned python; or, ``portable``,
+    commands that name no path of this machine (``installer.portable_hook_command``)."""
     timeout = manifest.harness.get(harness, {}).get("timeout")
+    if portable:
+        return [Registration(spec.event, spec.matcher, portable_hook_command(spec.script), timeout)
+                for spec in manifest.hooks_for(harness)]
     hooks_dir = root / "hooks"
     registrations = []
     for spec in manifest.hooks_for(harness):
@@ -318,6 +329,8 @@ class HooksFileInstaller:
     name: str = ""
     scopes: tuple[str, ...] = ()
     path_option: ClassVar[str] = ""
+    # Scopes whose file is shared in the repository: they get the portable commands.
+    portable_scopes: ClassVar[tuple[str, ...]] = ()
 
     def hooks_path(self, target: Target) -> Path:
         return expand(self.manifest.option(self.name, self.path_option, target.scope), target)
@@ -326,7 +339,8 @@ class HooksFileInstaller:
         return is_our_command(command, self.manifest.scripts)
 
     def plan_install(self, target: Target) -> list[FileChange]:
-        wanted = hook_registrations(self.manifest, self.name, self.root, self.python)
+        portable = target.scope in self.portable_scopes
+        wanted = hook_registrations(self.manifest, self.name, self.root, self.python, portable=portable)
         return [plan_hooks_file(self.hooks_path(target), wanted, self._is_ours, label=self.name)]
 
     def plan_uninstall(self, target: Target) -> list[FileChange]:

@@ -12,8 +12,8 @@ Borrowed from pre-commit's installer (``commands/install_uninstall.py``):
 - **Recognise our own entries by a marker.** That same leading ``SELF_IMPROVE_PYTHON=``
   assignment, followed by a path ending in ``hooks/<one of our scripts>``, marks a handler as
   ours. Install replaces ours (also after the checkout moved), never anyone else's.
-- **Never lose the user's file.** A one-time ``<file>.self-improve.bak`` holds the bytes from
-  before our first change; every other key and hook is kept, byte for byte (``jsonedit``).
+- **Never lose the user's file.** A one-time backup (``backup_path``: in the user's state dir,
+  not beside the file) holds the bytes from before our first change; every other key and hook is kept, byte for byte (``jsonedit``).
 - **Refuse clearly.** Invalid JSON, or a ``hooks`` key of the wrong type, stops with one line
   and the file untouched; so do a read-only file (its mode bits say "leave it alone") and a
   symlink to a missing file (writing would create a file the user never asked for).
@@ -37,6 +37,7 @@ import self_improve
 from self_improve.atomic import atomic_write
 from self_improve.changes import PlannedChange
 from self_improve.errors import SelfImproveError
+from self_improve.review.block_file import make_dirs, remove_created_dirs
 from self_improve.user_edit import SETTLE, edit_user_file, read_only_problem, user_temp_dir
 
 MANIFEST_NAME = "plugin.toml"
@@ -147,10 +148,30 @@ def hook_command(script: Path, python: str | None = None) -> str:
     return f"{PYTHON_VAR}={shlex.quote(python)} {shlex.quote(str(script))}"
 
 
+# A file shared in a repository (Claude Code's project settings.json) cannot name this machine's
+# paths. This runs the hook through whichever ``self-improve`` is on the PATH, and is a no-op,
+# exit 0, where none is. ``|| true`` rather than ``exec``: whatever the CLI exits with (exit 2
+# would block the agent), the hook exits 0. It costs the CLI's start-up (site-packages, the
+# console script, argparse): about 20 ms more per event than ``hooks/<script>``.
+PORTABLE_COMMAND = "command -v self-improve >/dev/null 2>&1 && self-improve hook {script} || true"
+PORTABLE_SCRIPTS = ("prompt-submit", "pre-bash", "post-bash")  # the names `self-improve hook` takes
+
+
+def portable_hook_command(script: str) -> str:
+    """The machine-independent command for ``hooks/<script>`` (see :data:`PORTABLE_COMMAND`)."""
+    if script not in PORTABLE_SCRIPTS:
+        raise SelfImproveError(f"{script}: `self-improve hook` cannot run it, so it has no portable command")
+    return PORTABLE_COMMAND.format(script=script)
+
+
 def is_our_command(command: object, scripts: Iterable[str]) -> bool:
-    """Whether a hook ``command`` is one :func:`hook_command` wrote (any checkout, any python)."""
+    """Whether a hook ``command`` is one :func:`hook_command` or :func:`portable_hook_command`
+    wrote (any checkout, any python)."""
     if not isinstance(command, str):
         return False
+    names = set(scripts)
+    if any(command == PORTABLE_COMMAND.format(script=name) for name in names & set(PORTABLE_SCRIPTS)):
+        return True
     try:
         words = shlex.split(command)
     except ValueError:
@@ -158,7 +179,7 @@ def is_our_command(command: object, scripts: Iterable[str]) -> bool:
     if len(words) != 2 or not words[0].startswith(f"{PYTHON_VAR}="):
         return False
     head, _, name = words[1].rpartition("/")
-    return head.endswith("hooks") and name in set(scripts)
+    return head.endswith("hooks") and name in names
 
 
 # --- file changes -----------------------------------------------------------------------
@@ -208,7 +229,7 @@ class FileChange(PlannedChange):
         if not self.changed:
             return
         destination = self.destination()
-        destination.parent.mkdir(parents=True, exist_ok=True)
+        make_dirs(destination.parent)  # recorded, so that uninstall can take an empty .claude/ away
         final: list[FileChange] = []
 
         def edit(current: bytes | None) -> bytes | None:
@@ -221,6 +242,9 @@ class FileChange(PlannedChange):
         edit_user_file(str(destination), edit, temp_dir=user_temp_dir(), settle=self.settle)
         if final and final[-1].drop_backup is not None:
             final[-1].drop_backup.unlink(missing_ok=True)
+        if final and final[-1].after is None:
+            # The folder that held only the file we just deleted goes too, if we made it.
+            remove_created_dirs(destination.parent, destination.parent.parent)
 
     def _replanned(self, current: bytes | None) -> FileChange:
         if self.replan is None:
@@ -231,8 +255,10 @@ class FileChange(PlannedChange):
         return self.replan(current)
 
     def _take_backup(self, current: bytes | None) -> None:
-        """The one-time backup holds the bytes from before our first change (never overwritten)."""
-        if self.backup is not None and current is not None and not self.backup.exists():
+        """The one-time backup holds the bytes from before our first change (never overwritten,
+        nor taken again while an older version's backup beside the file holds them)."""
+        if self.backup is not None and current is not None and existing_backup(self.path) is None:
+            self.backup.parent.mkdir(parents=True, exist_ok=True)
             atomic_write(self.backup, current, temp_dir=user_temp_dir())
 
 
@@ -241,8 +267,32 @@ def unchanged(path: Path, summary: str) -> FileChange:
     return FileChange(path, None, None, summary=summary)
 
 
+BACKUP_DIR = "backups"
+
+
 def backup_path(path: Path) -> Path:
+    """Where the one-time backup of ``path`` goes: the user's state dir, keyed by the file's real
+    path (``<digest>-settings.json.self-improve.bak``), never beside the user's file, where it
+    would stay behind after every successful install."""
+    from self_improve.digest import sha256_hex
+    from self_improve.paths import user_state_dir
+
+    real = os.path.realpath(path)
+    key = sha256_hex(real.encode("utf-8", "surrogateescape"))[:16]
+    return Path(user_state_dir()) / BACKUP_DIR / f"{key}-{path.name}{BACKUP_SUFFIX}"
+
+
+def legacy_backup_path(path: Path) -> Path:
+    """Where versions before issue 14 put the backup: beside the file."""
     return path.with_name(path.name + BACKUP_SUFFIX)
+
+
+def existing_backup(path: Path) -> Path | None:
+    """The backup of ``path`` that exists, the state dir's first; None when there is none."""
+    for candidate in (backup_path(path), legacy_backup_path(path)):
+        if candidate.is_file():
+            return candidate
+    return None
 
 
 def apply(changes: Sequence[FileChange]) -> None:

@@ -78,7 +78,7 @@ def edit_file(
     recorded as ours (``created_files``). When the edit leaves the text empty, the file is
     deleted only when we created it (and ``keep_empty`` is off); otherwise it stays, 0 bytes:
     "promote then retire" gives back a missing file missing and an empty file empty. Directories we
-    created are left in place. The temp file goes to ``.learnings/.state/``; a concurrent
+    created go with our last file in them, when they are empty (:func:`remove_created_dirs`). The temp file goes to ``.learnings/.state/``; a concurrent
     writer's change is re-read and the edit re-applied, never lost. With ``dry_run`` nothing is
     written; ``result.diff(root)`` shows what would change. Raises :class:`ManagedBlockError`
     on any refusal.
@@ -96,7 +96,7 @@ def edit_file(
         return planned
     if not target.parent.is_dir():
         try:
-            target.parent.mkdir(parents=True, exist_ok=True)
+            make_dirs(target.parent)
         except OSError as error:
             raise ManagedBlockError(
                 f"refusing to edit {target}: cannot create {target.parent}: {error.strerror}"
@@ -114,7 +114,39 @@ def edit_file(
     except user_edit.EditRefused as exc:
         raise ManagedBlockError(str(exc)) from None
     _record_creation(rounds[-1])
+    if rounds[-1].after is None:
+        remove_created_dirs(target.parent, project_root)
     return rounds[-1]
+
+
+def make_dirs(directory: Path) -> None:
+    """``mkdir -p``, each directory it creates recorded as ours (``created_files``), so that
+    taking our last file out of it can take the directory too (:func:`remove_created_dirs`)."""
+    missing = []
+    here = directory
+    while not here.exists() and here.parent != here:
+        missing.append(here)
+        here = here.parent
+    for folder in reversed(missing):
+        try:
+            folder.mkdir()
+        except FileExistsError:  # made meanwhile by somebody else: theirs, not ours
+            continue
+        created_files.remember_created(folder)
+
+
+def remove_created_dirs(directory: Path, stop: Path) -> None:
+    """Remove ``directory`` and its parents below ``stop`` while each is one we created and is
+    empty: ``rmdir`` refuses a folder that holds anything, so nothing of anyone else goes."""
+    stop = Path(os.path.realpath(stop))  # created_files keys real paths
+    here = Path(os.path.realpath(directory))
+    while here != stop and stop in here.parents and created_files.was_created(here):
+        try:
+            here.rmdir()
+        except OSError:  # not empty (or not ours to remove): it stays, and stays recorded
+            return
+        created_files.forget_created(here)
+        here = here.parent
 
 
 def _record_creation(done: PlannedChange) -> None:

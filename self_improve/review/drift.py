@@ -182,6 +182,17 @@ def _rule_ids(scan: managed_block.BlockScan) -> set[str]:
     return {rule.entry_id.upper() for block in scan.blocks for rule in block.rules}
 
 
+def rule_files_by_id(store: Store) -> dict[str, list[str]]:
+    """Each ID (upper case) that has a rule bullet in one of the project's instruction files, and
+    those files (with damaged markers, any rule-shaped line counts): the one reader the verbs
+    that refuse a status without its rule share."""
+    out: dict[str, list[str]] = {}
+    for name, scan in scan_files(store, store.entries()).items():
+        for entry_id in _rule_ids(scan):
+            out.setdefault(entry_id, []).append(name)
+    return out
+
+
 def scan_files(store: Store, entries: Iterable[Entry]) -> dict[str, managed_block.BlockScan]:
     """Each readable instruction file's rules blocks, by relative path."""
     scans = {}

@@ -264,6 +264,15 @@ def size_cap_line(plan: ReviewPlan) -> str:
     )
 
 
+def no_menu_note(stdin_tty: bool, stdout_tty: bool) -> str:
+    """Why a person at a terminal gets the listing instead of the menu ("" with no terminal at
+    all: a script or an agent, for whom the listing is the answer)."""
+    if stdin_tty == stdout_tty:
+        return ""
+    which = "output" if stdin_tty else "input"
+    return f"the review menu needs a terminal for its input and output, and the {which} is not one: listing the proposals instead"
+
+
 def heading(title: str, count: int) -> str:
     return colour(f"{title} ({count})", "bold")
 

@@ -7,19 +7,27 @@ simulated before the first write, so a refusal changes nothing.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import sys
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
+from self_improve.errors import SelfImproveError
+from self_improve.output import error_line
+from self_improve.review import corrections as corrections_mod
+from self_improve.review import drift as drift_mod
 from self_improve.review.plan import ArchiveStep, Step, apply, simulate
 from self_improve.review.candidates import ReviewPlan, plan_review
 from self_improve.review.policy import Policy, TargetTable
 from self_improve.review.promotion import plan_promotion, plan_retirement
+from self_improve.review.report import heading
 from self_improve.review.subject_paths import gone_check_for
 from self_improve.review.targets import in_openclaw_workspace
 from self_improve.store.archive import archive_name
+from self_improve.store.correction_queue import QueuedCorrection
 from self_improve.store.entry import ACTIVE_STATUSES
+from self_improve.store.lint import Problem
 from self_improve.store.store import Store
 
 
@@ -85,10 +93,62 @@ def apply_steps(store: Store, steps: Sequence[Step]) -> None:
     apply(store, steps)
 
 
+def attempt(outcome: Outcome, action: Callable[[], None]) -> bool:
+    """One answer's action; a refusal is one line and a failure counted, and the review goes on."""
+    try:
+        action()
+        return True
+    except SelfImproveError as exc:
+        error_line(str(exc))
+        outcome.failed += 1
+        return False
+
+
 def apply_all(store: Store, plan: ReviewPlan, today: date) -> Outcome:
     outcome = Outcome()
     apply_steps(store, all_steps(store, plan, today, outcome))
     return outcome
+
+
+def dry_run_diff(store: Store, plan: ReviewPlan, reconciles: Sequence[drift_mod.Reconcile], today: date) -> str:
+    """``review --dry-run``: the diff of every change ``--yes`` would make; what it would skip or
+    only report goes to stderr, so stdout is the diff alone."""
+    outcome = Outcome()
+    steps = drift_mod.reconcile_steps(reconciles) + all_steps(store, plan, today, outcome)
+    for line in outcome.lines:
+        if line.startswith("skipped "):
+            sys.stderr.write(line + "\n")
+    for reconcile in reconciles:
+        if not reconcile.action:
+            sys.stderr.write(f"drift: {reconcile.drift.render()} ({reconcile.note})\n")
+    return simulate(store, steps).diff()
+
+
+def closing_lines(
+    plan: ReviewPlan, problems: Sequence[Problem], reconciles: Sequence[drift_mod.Reconcile],
+    queued: Sequence[QueuedCorrection], outcome: Outcome, done: Mapping[str, int],
+) -> list[str]:
+    """What the interactive review prints after the last question: what is left for a person
+    (drift it cannot fix, lint problems) and the tally."""
+    out: list[str] = []
+    reports = [reconcile for reconcile in reconciles if not reconcile.action]
+    if reports:  # damaged markers and refused fixes: for a person to fix
+        out.append(heading("Drift", len(reports)))
+        out += [f"  {reconcile.drift.render()} ({reconcile.note})" for reconcile in reports]
+    if problems:
+        out.append(heading("Lint", len(problems)))
+        out += [f"  {problem.render()}" for problem in problems]
+    if plan.empty and not any(reconcile.action for reconcile in reconciles) and not queued and not plan.merge:
+        out.append("Nothing to promote, archive or retire.")
+    else:
+        out.append(
+            f"Reviewed: {outcome.promoted} promoted, {outcome.archived} archived, {outcome.retired} retired, "
+            f"{outcome.skipped} skipped" + (f", {outcome.reconciled} reconciled" if outcome.reconciled else "")
+            + corrections_mod.outcome_text(done["logged"], done["dropped"])
+            + (f", {done['merged']} merged" if done.get("merged") else "")
+            + (f", {outcome.failed} failed" if outcome.failed else "")
+        )
+    return out
 
 
 def user_scope_candidates(store: Store) -> list[dict[str, Any]]:

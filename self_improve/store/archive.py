@@ -23,6 +23,7 @@ from pathlib import Path
 from self_improve.errors import SelfImproveError
 from self_improve.store.archive_record import (
     ARCHIVE_DIR,
+    ARCHIVED,
     ArchivedEntry,
     Reader,
     ArchiveRecord,
@@ -41,8 +42,8 @@ from self_improve.store.store import Store
 # The record's names are re-exported: callers use the archive through this module.
 __all__ = [
     "ARCHIVE_DIR", "ArchivedEntry", "Move", "ArchiveRecord", "archive", "archive_changes", "archive_dir", "archive_files",
-    "archive_name", "archive_year", "archived_entries", "has_unclosed_fence", "last_seen_day", "parse_archive",
-    "reader", "restore", "restore_changes",
+    "archive_name", "archive_year", "archived_entries", "find_archived", "has_unclosed_fence", "last_seen_day",
+    "parse_archive", "reader", "refuse_if_archived", "restore", "restore_changes",
 ]
 
 
@@ -211,6 +212,12 @@ def restore_changes(read: Reader, archive_files: Sequence[str], entry_id: str) -
     original = original_form(item)
     record = item.record
     assert record is not None  # original_form refused otherwise
+    status = record.status.strip().casefold() or "pending"
+    if status == ARCHIVED:
+        # Archived in place by an old `set-status ID archived`: coming back as "archived" would
+        # only have the next review archive it again, so it comes back as the default status.
+        status = "pending"
+        original = Entry(tuple(split_lines(original))).with_status(status).text
     file = record.file
     if file not in FILE_TO_KIND:
         raise SelfImproveError(f"{item.entry.id}: its record names an unknown learnings file {file!r}")
@@ -238,7 +245,6 @@ def restore_changes(read: Reader, archive_files: Sequence[str], entry_id: str) -
         texts[item.archive_file] = LearningsFile(archive_parsed.preamble, kept).render()
     else:
         texts[item.archive_file] = None  # nothing of ours or the user's left in it
-    status = record.status.strip().casefold() or "pending"
     return texts, Move(item.entry.id, file, item.archive_file, status)
 
 
@@ -319,3 +325,22 @@ def restore(store: Store, entry_id: str) -> Move:
 
 def archived_entries(store: Store) -> list[ArchivedEntry]:
     return _all_archived(reader(store), archive_files(store))
+
+
+def find_archived(store: Store, entry_id: str) -> ArchivedEntry | None:
+    """The archived entry with this ID (the first, should two archive files hold it), or None."""
+    key = entry_id.strip().upper()
+    if not key or not archive_dir(store).is_dir():
+        return None
+    return next((item for item in archived_entries(store) if item.entry.id.upper() == key), None)
+
+
+def refuse_if_archived(store: Store, entry_id: str) -> None:
+    """Verbs that edit an entry in place refuse an archived one, saying how to bring it back
+    (``Store.get`` alone would call it an unknown ID, which it is not)."""
+    if store.find(entry_id) is not None:
+        return
+    item = find_archived(store, entry_id)
+    if item is not None:
+        where = f".learnings/{item.archive_file}"
+        raise SelfImproveError(f"{item.entry.id} is archived in {where}: run `self-improve restore {item.entry.id}` first")

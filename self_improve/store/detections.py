@@ -17,6 +17,8 @@ command is redacted before it is quoted too, so its fence fits the text that is 
 
 from __future__ import annotations
 
+from self_improve.errors import SelfImproveError
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from datetime import datetime
@@ -48,20 +50,47 @@ def record_detection(store: Store, detection: DetectionLike, result: ToolResult,
 
     if store.setting("hooks.record_errors") is False:
         return None
-    return store.log(
-        LogRequest(
-            kind="error",
-            summary=detection.title,
-            pattern_key=detection.fingerprint,
-            category=program_name(result.command) or detection.pattern_key,
-            details=command_context(result),
-            session=result.session,
-            excerpt=detection.excerpt,
-            source="error",
-            now=now,
-            logged_by="hook",
-        )
+    request = LogRequest(
+        kind="error",
+        summary=detection.title,
+        pattern_key=detection.fingerprint,
+        category=program_name(result.command) or detection.pattern_key,
+        details=command_context(result),
+        session=result.session,
+        excerpt=detection.excerpt,
+        source="error",
+        now=now,
+        logged_by="hook",
     )
+    try:
+        return store.log(request)
+    except SelfImproveError:
+        # The cheap path stays first: only a failed log looks for a missing ERRORS.md.
+        if not recreate_missing(store, "error"):
+            raise
+        return store.log(request)
+
+
+def recreate_missing(store: Store, kind: str) -> bool:
+    """Create ``kind``'s file with ``init``'s header when it is missing; True when it now exists.
+
+    A deleted ERRORS.md would otherwise stop the recording silently while the nudges go on. The
+    rules are ``init``'s: an ``O_EXCL`` create in the existing store, so nothing is overwritten,
+    and a store that is not there (or not trusted) stays as it is.
+    """
+    from self_improve.store.entry import KINDS
+    from self_improve.store.store import HEADERS
+    from self_improve.store.trust import UntrustedStore
+
+    name = KINDS[kind][1]
+    try:
+        if store.fs.is_file(name):
+            return False  # the log failed for another reason: it is not ours to hide
+        with store.lock():
+            store.fs.create(name, HEADERS[kind].encode("utf-8"))
+        return store.fs.is_file(name)
+    except (OSError, UntrustedStore):
+        return False
 
 
 def command_context(result: ToolResult) -> str:

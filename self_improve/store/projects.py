@@ -53,4 +53,26 @@ def note_project(root: str) -> None:
         pass
 
 
-__all__ = ["known_projects", "note_project", "registry_path"]
+def forget_project(root: str) -> None:
+    """Take ``root`` out of the registry, and its provenance ledger with it: for a project that
+    was only ever ours (doctor's scratch project), so no line of it outlives it. Never fails."""
+    from self_improve.atomic import atomic_write
+    from self_improve.store.provenance import ledger_path
+
+    path = os.path.join(user_state_dir(), FILE)
+    try:
+        with open(path, encoding="utf-8") as handle:
+            lines = handle.read().splitlines()
+        if root in lines:
+            atomic_write(path, "".join(f"{line}\n" for line in lines if line != root).encode("utf-8"))
+    except (OSError, UnicodeDecodeError):
+        pass
+    ledger = ledger_path(root)
+    for name in (ledger, ledger + ".1"):
+        try:
+            os.unlink(name)
+        except OSError:
+            pass
+
+
+__all__ = ["forget_project", "known_projects", "note_project", "registry_path"]

@@ -50,6 +50,7 @@ class Setting:
 
 SETTINGS: tuple[Setting, ...] = (
     Setting("log.similarity_threshold", float, 0.8, "Jaccard similarity of case-folded summary words at or above which `log` merges into an existing entry that has no Pattern-Key match.", min=0.0, max=1.0, project=(0.5, 1.0)),
+    Setting("log.extra_areas", list, [], "Areas `log --area` accepts besides the reference ones (frontend, backend, infra, tests, docs, config)."),
     Setting("log.max_occurrences", int, 20, "Occurrences kept per entry (date and task); older ones are folded into the totals.", min=1, max=1000, project=(5, 100)),
     Setting("hooks.enabled_without_learnings", bool, False, "Let the hooks act in projects that have no .learnings/ (default: opt-in per project via `self-improve init`).", personal=True),
     Setting("hooks.record_errors", bool, True, "post-bash records each detected error as an occurrence in ERRORS.md."),

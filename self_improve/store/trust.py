@@ -39,6 +39,10 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
 
 LEARNINGS_DIR = ".learnings"
+# ``$HOME/.learnings`` would make every non-git folder under the home a project (it is the last
+# stop of every walk), so it counts only with this mark, which ``init`` leaves when the user runs
+# it in the home itself. Under ``.state/``: local, git-ignored, never shared.
+HOME_OPT_IN = ".state/home-opt-in"
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
@@ -51,13 +55,17 @@ def find_store_root(start: str, home: str | None = None) -> str | None:
 
     A ``.learnings`` that is a symlink or not a directory still ends the walk (and is then refused
     by ``check_store_dir``): a store planted as a link must not make us look further up.
+    The home's own ``.learnings`` counts only when ``init`` ran there (:data:`HOME_OPT_IN`): one
+    more ``lstat``, and only for a walk that got as far as the home.
     """
     here = os.path.abspath(start)
     home = os.path.abspath(home if home is not None else os.path.expanduser("~"))
     while True:
         try:
             os.lstat(os.path.join(here, LEARNINGS_DIR))
-            return here
+            if here != home or os.path.lexists(os.path.join(here, LEARNINGS_DIR, HOME_OPT_IN)):
+                return here
+            return None
         except OSError:
             pass
         if here == home or os.path.lexists(os.path.join(here, ".git")):

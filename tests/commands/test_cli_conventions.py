@@ -120,7 +120,7 @@ def test_help_groups_every_verb_once_daily_first_internal_last(tmp_path: Path) -
     assert help_sections(result.stdout) == [
         ("options", ["-h,", "-V,", "--root", "--color"]),
         ("daily", ["log", "list", "show", "keys", "review", "stats"]),
-        ("entries and rules", ["resolve", "set-status", "promote", "retire", "restore", "mark", "supersede", "merge",
+        ("entries and rules", ["resolve", "set-status", "promote", "retire", "archive", "restore", "mark", "supersede", "merge",
                                "extract-skill", "lint"]),
         ("sharing", ["export", "import"]),
         ("set-up", ["init", "install", "uninstall", "doctor", "config", "completion", "sweep", "watch"]),

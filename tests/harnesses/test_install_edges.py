@@ -164,8 +164,9 @@ def test_outside_a_project_the_temp_file_goes_to_our_state_dir(tmp_path: Path, m
     path = tmp_path / "home" / ".claude" / "settings.json"
     inst.FileChange(path, None, ORIGINAL.encode(), settle=0.0).apply()
     # AGENTS.md's temp, then that of our record that we created AGENTS.md (review/created_files.py,
-    # in our state dir beside the record itself), then settings.json's
-    assert where == [user_temp_dir(), user_state_dir(), user_temp_dir()]
+    # in our state dir beside the record itself), then the same record's for home/ and
+    # home/.claude/ (the folders the install made), then settings.json's
+    assert where == [user_temp_dir(), user_state_dir(), user_state_dir(), user_state_dir(), user_temp_dir()]
     assert json.loads(path.read_bytes()) == {"model": "opus"}
 
 

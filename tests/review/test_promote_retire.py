@@ -325,12 +325,13 @@ def test_promote_then_retire_all_gives_the_file_back(content: str | None, count:
 
 
 def test_mark_counts_helpful_and_harmful(project: Path) -> None:
+    assert run_cli("promote", PNPM, "--yes", cwd=project).returncode == 0  # only a rule is marked
     assert run_cli("mark", PNPM, "--helpful", cwd=project).stdout == f"{PNPM}: helpful 1, harmful 0\n"
     assert run_cli("mark", PNPM, "--helpful", cwd=project).stdout == f"{PNPM}: helpful 2, harmful 0\n"
     result = run_cli("mark", PNPM, "--harmful", "--json", cwd=project)
-    assert result.stdout == f'{{"id": "{PNPM}", "helpful": 2, "harmful": 1, "status": "pending"}}\n'
+    assert result.stdout == f'{{"id": "{PNPM}", "helpful": 2, "harmful": 1, "status": "promoted"}}\n'
     text = (project / ".learnings" / "LEARNINGS.md").read_text(encoding="utf-8")
-    assert re.search(r"- Last-Seen: 2026-03-01\n- Helpful: 2\n- Last-Helpful: \d{4}-\d{2}-\d{2}\n- Harmful: 1\n\n---\n", text)
+    assert re.search(r"\n- Helpful: 2\n- Last-Helpful: \d{4}-\d{2}-\d{2}\n- Harmful: 1\n\n---\n", text)
 
 
 def test_mark_hints_at_retiring_a_rule_that_misleads(project: Path) -> None:
@@ -343,6 +344,7 @@ def test_mark_hints_at_retiring_a_rule_that_misleads(project: Path) -> None:
 
 
 def test_mark_refusals(project: Path) -> None:
+    assert run_cli("promote", PNPM, "--yes", cwd=project).returncode == 0
     before = tree_hash(project)
     both = run_cli("mark", PNPM, "--helpful", "--harmful", cwd=project)
     assert both.returncode == 2 and tree_hash(project) == before

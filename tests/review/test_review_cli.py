@@ -224,7 +224,7 @@ def test_review_needs_learnings(tmp_path: Path) -> None:
 def test_json_cannot_be_combined_with_applying(project: Path) -> None:
     before = tree_hash(project)
     result = run_cli("review", "--json", "--yes", cwd=project, env=TODAY)
-    assert (result.returncode, result.stderr) == (2, "self-improve: error: --json only lists the proposals: use it without --yes and --dry-run\n")
+    assert (result.returncode, result.stderr) == (2, "self-improve: error: --json only lists the proposals: use it without --yes\n")
     assert tree_hash(project) == before
 
 

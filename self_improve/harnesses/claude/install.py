@@ -5,7 +5,8 @@ Two ways in, same hooks:
 1. **Settings install** (this module, ``self-improve install --harness claude``): merges our
    registrations into ``~/.claude/settings.json`` (user), ``<project>/.claude/settings.json``
    (project) or ``<project>/.claude/settings.local.json`` (local), pointing at this checkout's
-   ``hooks/`` by absolute path with the interpreter pinned (see ``installer.hook_command``).
+   ``hooks/`` by absolute path with the interpreter pinned (see ``installer.hook_command``);
+   except the shared project file, which gets ``installer.portable_hook_command``.
 2. **Plugin** (``build-plugin`` renders ``.claude-plugin/`` and ``hooks/hooks.json``): the hooks
    run as ``"${CLAUDE_PLUGIN_ROOT}/hooks/<script>"``.
 
@@ -49,6 +50,9 @@ class ClaudeInstaller(HooksFileInstaller):
     name: str = NAME
     scopes: tuple[str, ...] = ("user", "project", "local")
     path_option: ClassVar[str] = "settings"
+    # .claude/settings.json is committed and shared; settings.local.json (git-ignored) and the
+    # user's own file may pin this machine's paths, which are faster (no CLI start-up).
+    portable_scopes: ClassVar[tuple[str, ...]] = ("project",)
 
     def scope_for(self, requested: str | None, project_given: bool) -> str:
         if requested is None:

@@ -1,0 +1,64 @@
+"""``self-improve archive ID... [--dry-run]``: move entries into ``.learnings/archive/<year>.md``.
+
+The same move ``review`` makes (one ``ArchiveStep``, ``store/archive.py``): the entry goes
+verbatim but for its status line, and the record line after it keeps the status it had, so
+``self-improve restore ID`` gives that status back. A promoted entry is refused: its rule is
+still in an instruction file, and ``retire`` is what takes it out.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from self_improve.commands._common import add_dry_run_flag, bump_actions, store_from, today_from
+from self_improve.errors import SelfImproveError
+from self_improve.review.plan import ArchiveStep, apply, simulate
+from self_improve.store import archive as archive_mod
+from self_improve.store.entry import Entry
+from self_improve.store.store import Store
+
+# Statuses whose rule lives in an instruction file (review/drift.py's RULE_STATUSES).
+_RULE_STATUSES = frozenset({"promoted", "promoted_to_skill"})
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "archive", help="move entries into .learnings/archive/ (`restore` brings one back)",
+        epilog="examples:\n"
+        "  self-improve archive ERR-20260301-xyz --dry-run\n"
+        "  self-improve archive ERR-20260301-xyz LRN-20260301-abc",
+    )
+    parser.add_argument("ids", nargs="+", metavar="ID")
+    add_dry_run_flag(parser)
+    parser.set_defaults(func=run)
+
+
+def archivable(store: Store, wanted: str) -> Entry:
+    """The entry, or a one-line refusal: already archived, unknown, or a live rule."""
+    archive_mod.refuse_if_archived(store, wanted)
+    entry = store.get(wanted)
+    if entry.status in _RULE_STATUSES:
+        raise SelfImproveError(f"{entry.id} is {entry.status}: its rule is still in use; run `self-improve retire {entry.id}` first")
+    return entry
+
+
+def run(args: argparse.Namespace) -> int:
+    store = store_from(args)
+    store._require()
+    entries = [archivable(store, wanted) for wanted in args.ids]
+    ids = list(dict.fromkeys(entry.id for entry in entries))  # the same ID twice is archived once
+    today = today_from(args)
+    steps = [ArchiveStep(tuple(ids), today)]
+    simulation = simulate(store, steps)  # every refusal (an unclosed fence...) before any write
+    if args.dry_run:
+        sys.stdout.write(simulation.diff())
+        return 0
+    apply(store, steps)
+    bump_actions(store, entries_archived=len(ids))
+    statuses = {entry.id: entry.status or "pending" for entry in entries}
+    years = {entry.id: archive_mod.archive_year(entry, today) for entry in entries}
+    for entry_id in ids:
+        where = f".learnings/{archive_mod.archive_name(years[entry_id])}"
+        print(f"archived {entry_id} to {where} (`self-improve restore {entry_id}` gives back status {statuses[entry_id]})")
+    return 0
