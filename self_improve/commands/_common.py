@@ -1,5 +1,5 @@
-"""What several verbs share, so that no verb imports another: finding the store, flags, the
-entry as JSON, who is calling, asking a person, counting actions, and the install targets.
+"""What several verbs share, so that no verb imports another: finding the store, flags, who
+is calling, asking a person, counting actions, and the install targets.
 """
 
 from __future__ import annotations
@@ -11,12 +11,11 @@ import sys
 from collections.abc import Callable, Sequence
 from datetime import date
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from self_improve.errors import SelfImproveError, UsageError
 from self_improve.store.entry import Entry
 from self_improve.store.location import find_root
-from self_improve.store.occurrences import distinct_tasks
 from self_improve.store.store import Store
 
 if TYPE_CHECKING:
@@ -64,30 +63,6 @@ def add_dry_run_flag(parser: argparse.ArgumentParser) -> None:
 
 def add_yes_flag(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--yes", action="store_true", help="do it without asking (needed off a terminal when promotion.require_approval is on)")
-
-
-def entry_json(entry: Entry) -> dict[str, Any]:
-    return {
-        "id": entry.id,
-        "kind": entry.kind,
-        "category": entry.category,
-        "status": entry.status,
-        "priority": entry.priority,
-        "area": entry.area,
-        "summary": entry.summary,
-        "pattern_key": entry.pattern_key,
-        "recurrence_count": entry.recurrence_count,
-        "tasks": distinct_tasks(entry.occurrences),
-        "first_seen": entry.first_seen,
-        "last_seen": entry.last_seen,
-        "logged": entry.logged,
-        "promoted": entry.promoted,
-        "see_also": list(entry.see_also),
-        "helpful": entry.helpful,
-        "harmful": entry.harmful,
-        "file": entry.file,
-        "line": entry.line,
-    }
 
 
 # ---- who is calling --------------------------------------------------------------------------------

@@ -1,25 +1,20 @@
 """``self-improve export [--kind K] [--json]``: the entries, for another store to ``import``.
 
 Without ``--json``: the raw Markdown of each entry, byte for byte, one after another (a valid
-learnings file body). With ``--json``: an array of objects with the fields ``list --json`` gives,
-plus ``occurrences`` (``DATE/TASK`` strings) and ``text`` (the entry's raw Markdown, the part
-``import`` reads).
+learnings file body). With ``--json``: an array of entries in the one shape ``list`` and ``show`` print
+(``store/entry_json.py``); ``text`` is the entry's raw Markdown, the part ``import`` reads, and
+``history`` its ``DATE/TASK`` occurrences.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
 
-from self_improve.commands._common import (
-    add_json_flag,
-    entry_json,
-    selected_entries,
-    store_from,
-)
+from self_improve.commands._common import add_json_flag, selected_entries, store_from
 from self_improve.output import print_json
 from self_improve.store.entry import KINDS, STATUSES, Entry
+from self_improve.store.entry_json import entry_json
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -35,10 +30,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(func=run)
 
 
-def export_json(entry: Entry) -> dict[str, Any]:
-    return {**entry_json(entry), "occurrences": [item.render() for item in entry.occurrences], "text": entry.text}
-
-
 def export_markdown(entries: list[Entry]) -> str:
     """Entry texts one after another; one missing final newline (a file's last entry) is added."""
     out = []
@@ -51,7 +42,7 @@ def export_markdown(entries: list[Entry]) -> str:
 def run(args: argparse.Namespace) -> int:
     entries = selected_entries(args, store_from(args))
     if args.json:
-        print_json([export_json(entry) for entry in entries])
+        print_json([entry_json(entry) for entry in entries])
         return 0
     # Raw bytes: the entries' own line endings (CRLF stays CRLF), no newline translation.
     sys.stdout.flush()

@@ -1,4 +1,5 @@
-"""``self-improve show ID``: the entry exactly as stored, or its fields as JSON.
+"""``self-improve show ID``: the entry exactly as stored, or its fields as JSON (the one entry
+shape of ``list`` and ``export``, ``store/entry_json.py``).
 
 ``ID`` may also be ``FILE:LINE`` (``LEARNINGS.md:12``, as ``list`` names an entry without an ID).
 Text of a file that is not UTF-8 is decoded for display (``output.display_text``).
@@ -11,11 +12,12 @@ from __future__ import annotations
 import argparse
 import sys
 
-from self_improve.commands._common import add_json_flag, entry_json, store_from
+from self_improve.commands._common import add_json_flag, store_from
 from self_improve.errors import SelfImproveError, UsageError
 from self_improve.output import print_json, write_text
 from self_improve.store import archive as archive_mod
 from self_improve.store.entry import Entry
+from self_improve.store.entry_json import entry_json
 from self_improve.store.store import Store
 
 
@@ -54,9 +56,7 @@ def run(args: argparse.Namespace) -> int:
     store._require()
     entry = find_entry(store, args.id)
     if args.json:
-        data = {**entry_json(entry), "form": entry.form}
-        data.update(details=entry.details, suggested_action=entry.suggested_action, text=entry.text)
-        print_json(data)
+        print_json(entry_json(entry))
     else:
         write_text(entry.text if entry.text.endswith("\n") else entry.text + "\n", sys.stdout)
     return 0

@@ -3,7 +3,10 @@
 - entries by kind and status (archived ones included);
 - the top recurring Pattern-Keys, with a small bar chart;
 - the nudges the hooks fired (their counters in ``.learnings/.state/counters.json``);
-- learnings logged, rules promoted and retired (from the entries), and the promote / retire /
+- who recorded the entries and their occurrences (``review/stats_figures.py``, from this machine's
+  provenance ledger): the hooks, the agent or user, or nobody here; so the nudges fired can be read
+  against the lessons logged;
+- rules promoted and retired (from the entries), and the promote / retire /
   archive / restore actions this tool counted itself (in the same counters file, under the same
   lock the hooks use); ``n/a`` where nothing was ever counted;
 - efficacy per promoted rule (``review/efficacy.py``): its fingerprint's occurrences per session
@@ -23,12 +26,14 @@ from self_improve.commands._common import add_json_flag, store_from
 from self_improve.detect.pattern_keys import folded
 from self_improve.output import colour, print_json
 from self_improve.review.efficacy import efficacy, efficacy_lines
+from self_improve.review.stats_figures import origin_lines, origins
 from self_improve.store import archive as archive_mod
-from self_improve.store import counters
+from self_improve.store import counters, provenance
 from self_improve.store.counters import HOOK_COUNTERS as COUNTER_NAMES
 from self_improve.store.entry import KINDS, STATUSES, Entry
 from self_improve.store.store import Store
 
+NUDGE_NAMES = tuple(name for name in COUNTER_NAMES if name != "errors_recorded")
 ACTION_COUNTER_NAMES = ("rules_promoted", "rules_retired", "entries_archived", "entries_restored")
 KIND_LABELS = {"learning": "learnings", "error": "errors", "feature": "feature requests"}
 TOP_PATTERN_KEYS = 10
@@ -109,10 +114,12 @@ def collect(store: Store) -> dict[str, Any]:
         "total": len(entries) + len(archived),
         "pattern_keys": _pattern_keys(entries),
         "hooks": hooks,
+        # Every entry, whoever logged it (kept as it was for --json readers); "origin" splits it.
         "logged": {
             "entries": len(entries) + len(archived),
             "occurrences": sum(entry.recurrence_count for entry in [*entries, *archived]),
         },
+        "origin": origins([*entries, *archived], provenance.Ledger.load(str(store.root))),
         "rules": {
             "promoted": sum(1 for entry in entries if entry.status == "promoted"),
             "retired": sum(1 for entry in entries if entry.status == "retired") + retired_then_archived,
@@ -161,17 +168,18 @@ def render(stats: dict[str, Any]) -> str:
     if hooks is None:
         lines.append("Nudges fired: n/a")
     else:
-        fired = ", ".join(f"{name.replace('_', ' ')} {hooks[name]}" for name in COUNTER_NAMES)
+        # Recording an error is no nudge: its count goes with what the hooks recorded, below.
+        fired = ", ".join(f"{name.replace('_', ' ')} {hooks[name]}" for name in NUDGE_NAMES)
         lines.append(f"Nudges fired: {fired}")
-    logged = stats["logged"]
-    lines.append(f"Learnings logged: {logged['entries']} entries, {logged['occurrences']} occurrences")
+    lines += origin_lines(stats["origin"], hooks)
     rules = stats["rules"]
     actions = rules["actions"]
     counted = (
         "n/a"
         if actions is None
-        else f"{actions['rules_promoted']} promote, {actions['rules_retired']} retire, "
-        f"{actions['entries_archived']} archive, {actions['entries_restored']} restore"
+        # "name count", as on the nudges' line: "2 promote" would not read.
+        else f"promote {actions['rules_promoted']}, retire {actions['rules_retired']}, "
+        f"archive {actions['entries_archived']}, restore {actions['entries_restored']}"
     )
     lines.append(
         f"Rules: {rules['promoted']} promoted, {rules['retired']} retired, {rules['skills']} extracted to skills"

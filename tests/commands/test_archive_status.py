@@ -52,7 +52,7 @@ def test_archive_is_listed_shown_and_restored_with_its_previous_status(project: 
         0, f"archived {PNPM} to .learnings/archive/2026.md (`self-improve restore {PNPM}` gives back status pending)\n", "",
     )
     assert cli(project, "list", "--kind", "learning") == (0, "no entries\n", "")
-    listed = f"{PNPM}       archived    x2   Use pnpm, not npm\n"
+    listed = f"{PNPM}       archived    x2   2026-01-30 2026-02-09 Use pnpm, not npm\n"
     assert cli(project, "list", "--archived") == (0, listed, "")
     assert cli(project, "list", "--status", "archived") == (0, listed, "")
     code, out, _ = cli(project, "list", "--archived", "--json")

@@ -88,7 +88,7 @@ def test_root_and_color_are_accepted_after_the_verb(project: Path, tmp_path_fact
     entry_id = json.loads(logged.stdout)["id"]
     before = run_cli("--root", str(project), "list", cwd=elsewhere)
     after = run_cli("list", "--root", str(project), "--color", "never", cwd=elsewhere)
-    assert before.stdout == after.stdout == f"{entry_id:<22} pending     x1   Use pnpm, not npm\n"
+    assert before.stdout == after.stdout == f"{entry_id:<22} pending     x1   2026-12-01 2026-12-01 Use pnpm, not npm\n"
     assert list(elsewhere.iterdir()) == []
     # Given on both sides, the one after the verb wins, as a verb's own option would.
     both = run_cli("--root", str(elsewhere), "list", "--root", str(project), cwd=elsewhere)
@@ -204,11 +204,11 @@ def test_colour_choice_and_environment(colour_env: pytest.MonkeyPatch, choice: s
 
 def test_color_flag_before_or_after_the_verb_and_force_color(project: Path) -> None:
     entry_id = json.loads(run_cli("log", "learning", "Use pnpm", "--json", cwd=project).stdout)["id"]
-    coloured = f"{entry_id:<22} \033[33mpending    \033[0m x1   Use pnpm\n"
+    coloured = f"{entry_id:<22} \033[33mpending    \033[0m x1   2026-12-01 2026-12-01 Use pnpm\n"
     assert run_cli("--color", "always", "list", cwd=project).stdout == coloured  # run_cli sets NO_COLOR
     assert run_cli("list", "--color=always", cwd=project).stdout == coloured
     assert run_cli("list", cwd=project, env={"NO_COLOR": "", "FORCE_COLOR": "1"}).stdout == coloured
-    assert run_cli("list", cwd=project, env={"NO_COLOR": ""}).stdout == f"{entry_id:<22} pending     x1   Use pnpm\n"
+    assert run_cli("list", cwd=project, env={"NO_COLOR": ""}).stdout == f"{entry_id:<22} pending     x1   2026-12-01 2026-12-01 Use pnpm\n"
     refused(("list", "--color", "sometimes"), project,
             "self-improve: error: argument --color: invalid choice: 'sometimes' (choose from 'auto', 'always', 'never') "
             "(see `self-improve list --help`)\n")

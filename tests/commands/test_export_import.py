@@ -80,7 +80,8 @@ def test_json_export_has_the_fields_and_the_raw_text(source: Store) -> None:
     error = next(item for item in items if item["kind"] == "error")
     assert error["pattern_key"] == "deps.npm"
     assert error["recurrence_count"] == 2
-    assert error["occurrences"] == [f"2026-03-01/{task_hash('s1')}", f"2026-03-02/{task_hash('s2')}"]
+    assert error["occurrences"] == 2  # a number, as everywhere; the dated list is "history"
+    assert error["history"] == [f"2026-03-01/{task_hash('s1')}", f"2026-03-02/{task_hash('s2')}"]
     assert error["text"] == source.entries("error")[0].text
     assert [item["kind"] for item in json.loads(export(source, "--json", "--kind", "feature"))] == ["feature"]
 

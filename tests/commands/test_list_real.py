@@ -38,7 +38,7 @@ def test_a_gbk_file_lists_as_valid_utf8_json_and_stays_as_it_is(project: Path) -
     text = run_bytes("show", "LRN-20260311-001", cwd=project)
     assert text.stdout.decode("utf-8", "strict").endswith("### 问题\n修改配置后没有重启服务\n") and text.stderr == b""
     lines = run_bytes("list", cwd=project).stdout.decode("utf-8", "strict")
-    assert lines == "LRN-20260311-001       resolved    x1   修改配置后没有重启服务\n"
+    assert lines == "LRN-20260311-001       resolved    x1   -          -          修改配置后没有重启服务\n"
     assert tree_hash(project) == before
 
 
@@ -56,8 +56,8 @@ def test_dated_entries_are_listed_by_where_they_are(project: Path) -> None:
         ("LRN-20260528-001", "level-3", 7, "Lint first", "learning", ""),
     ]
     assert run_cli("list", cwd=project).stdout == (
-        "LEARNINGS.md:1         pending     x1   Fixed the build\n"
-        "LRN-20260528-001       pending     x1   Lint first\n"
+        "LEARNINGS.md:1         pending     x1   2026-05-27 2026-05-27 Fixed the build\n"
+        "LRN-20260528-001       pending     x1   -          -          Lint first\n"
     )
     shown = run_cli("show", "LEARNINGS.md:1", cwd=project)
     assert shown.stdout == "## 2026-05-27 Fixed the build\n\nThe cache was stale.\n\n"

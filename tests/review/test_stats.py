@@ -56,6 +56,12 @@ def test_counts_keys_and_oldest_pending(project: Path) -> None:
 def test_text_says_n_a_when_nothing_was_counted(project: Path) -> None:
     text = run_cli("stats", cwd=project).stdout
     assert "Nudges fired: n/a\n" in text
+    # Hand-written entries: nothing on this machine's ledger, so nobody here is credited with them.
+    assert (
+        "Recorded by the hooks:        0 entries, 0 occurrences\n"
+        "Logged by the agent or user:  0 entries, 0 occurrences\n"
+        "From elsewhere:               5 entries, 8 occurrences (arrived in a commit, imported, or older than this machine's ledger)\n"
+    ) in text
     assert "Rules: 0 promoted, 1 retired, 0 extracted to skills (actions counted: n/a)\n" in text
     assert text.startswith("Entries: 5\n  learnings            2  pending 1, retired 1\n")
 
@@ -72,8 +78,9 @@ def test_our_actions_are_counted_and_hook_counters_shown(project: Path) -> None:
     assert data["hooks"] == {"reminders": 4, "error_nudges": 2, "recalls": 0, "preventions": 0, "correction_nudges": 0, "errors_recorded": 0}
     assert data["rules"]["actions"]["rules_promoted"] == 1  # the hooks' keys did not clobber ours
     text = run_cli("stats", cwd=project).stdout
-    assert "Nudges fired: reminders 4, error nudges 2, recalls 0, preventions 0, correction nudges 0, errors recorded 0\n" in text
-    assert "(actions counted: 1 promote, 1 retire, 0 archive, 0 restore)\n" in text
+    assert "Nudges fired: reminders 4, error nudges 2, recalls 0, preventions 0, correction nudges 0\n" in text
+    assert "Recorded by the hooks:        0 entries, 0 occurrences (errors recorded: 0)\n" in text
+    assert "(actions counted: promote 1, retire 1, archive 0, restore 0)\n" in text
 
 
 def test_archived_entries_are_counted(project: Path) -> None:
