@@ -13,13 +13,11 @@ import sys
 
 from self_improve.commands._common import add_dry_run_flag, bump_actions, store_from, today_from
 from self_improve.errors import SelfImproveError
+from self_improve.review.drift import RULE_STATUSES
 from self_improve.review.plan import ArchiveStep, apply, simulate
 from self_improve.store import archive as archive_mod
 from self_improve.store.entry import Entry
 from self_improve.store.store import Store
-
-# Statuses whose rule lives in an instruction file (review/drift.py's RULE_STATUSES).
-_RULE_STATUSES = frozenset({"promoted", "promoted_to_skill"})
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -38,7 +36,7 @@ def archivable(store: Store, wanted: str) -> Entry:
     """The entry, or a one-line refusal: already archived, unknown, or a live rule."""
     archive_mod.refuse_if_archived(store, wanted)
     entry = store.get(wanted)
-    if entry.status in _RULE_STATUSES:
+    if entry.status in RULE_STATUSES:
         raise SelfImproveError(f"{entry.id} is {entry.status}: its rule is still in use; run `self-improve retire {entry.id}` first")
     return entry
 

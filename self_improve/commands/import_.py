@@ -24,12 +24,11 @@ from pathlib import Path
 from self_improve.commands._common import add_json_flag, add_scope_flag, store_from
 from self_improve.errors import SelfImproveError
 from self_improve.output import print_json
-from self_improve.review.drift import rule_files_by_id
+from self_improve.review.drift import RULE_STATUSES, rule_files_by_id
 from self_improve.store.bulk import import_entries
 from self_improve.store.entry import Entry, parse_text, split_lines
 from self_improve.store.store import Store
 
-_RULE_STATUSES = frozenset({"promoted", "promoted_to_skill"})  # as review/drift.py's RULE_STATUSES
 IMPORTED_STATUS = "Imported-Status"
 
 
@@ -84,7 +83,7 @@ def without_ruleless_promotions(store: Store, entries: list[Entry]) -> tuple[lis
     out: list[Entry] = []
     demoted: dict[str, str] = {}
     for entry in entries:
-        if entry.status in _RULE_STATUSES and entry.id.upper() not in live:
+        if entry.status in RULE_STATUSES and entry.id.upper() not in live:
             demoted[entry.id] = entry.status
             entry = entry.with_status("pending").with_metadata(IMPORTED_STATUS, entry.status)
         out.append(entry)

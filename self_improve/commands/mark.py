@@ -14,12 +14,12 @@ from collections.abc import Callable
 from self_improve.commands._common import add_dry_run_flag, add_json_flag, store_from
 from self_improve.errors import SelfImproveError
 from self_improve.output import print_json
+from self_improve.review.drift import RULE_STATUSES
 from self_improve.review.plan import EntryEdit, apply, simulate
 from self_improve.store import archive as archive_mod
 from self_improve.store.entry import Entry
 from self_improve.store.store import Store
 
-_RULE_STATUSES = frozenset({"promoted", "promoted_to_skill"})  # as review/drift.py's RULE_STATUSES
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -59,7 +59,7 @@ def markable(store: Store, wanted: str) -> Entry:
     """The entry, or a one-line refusal: archived, unknown, or no rule to count for."""
     archive_mod.refuse_if_archived(store, wanted)
     entry = store.get(wanted)
-    if entry.status not in _RULE_STATUSES:
+    if entry.status not in RULE_STATUSES:
         status = entry.status or "no status"
         raise SelfImproveError(f"{entry.id} has no rule to mark (it is {status}): run `self-improve promote {entry.id}` first")
     return entry

@@ -18,13 +18,12 @@ import sys
 
 from self_improve.commands._common import add_dry_run_flag, store_from
 from self_improve.errors import SelfImproveError, UsageError
-from self_improve.review.drift import rule_files_by_id
+from self_improve.review.drift import RULE_STATUSES, rule_files_by_id
 from self_improve.review.plan import EntryEdit, apply, simulate
 from self_improve.store import archive as archive_mod
 from self_improve.store.entry import STATUSES, Entry
 from self_improve.store.store import Store
 
-_RULE_STATUSES = frozenset({"promoted", "promoted_to_skill"})  # as review/drift.py's RULE_STATUSES
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -54,7 +53,7 @@ def check_substance(store: Store, entry: Entry, status: str) -> None:
         raise SelfImproveError(f"{entry.id} has no skill: run `self-improve extract-skill {entry.id}`")
     if status == "promoted" and not rule_files(store, entry.id):
         raise SelfImproveError(f"{entry.id} has no rule in any instruction file: run `self-improve promote {entry.id}`")
-    if status not in _RULE_STATUSES and entry.status in _RULE_STATUSES:
+    if status not in RULE_STATUSES and entry.status in RULE_STATUSES:
         files = rule_files(store, entry.id)
         if files:
             raise SelfImproveError(f"{entry.id}'s rule is in {', '.join(files)}: run `self-improve retire {entry.id}` to take it out")

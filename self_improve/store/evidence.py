@@ -189,8 +189,7 @@ def on_pass(evidence: dict[str, list[dict[str, Any]]], index: dict[str, dict[str
         if text and failure.get("id"):
             observed.append((failure["id"], text))
         if failure["key"] != intent.key:  # the failing command itself never passed: keep it preventable
-            index[failure["key"]] = {"key": failure["key"], "fp": failure["fp"], "shape": failure.get("shape", ""),
-                                     "program": failure.get("program", ""), "t": now}
+            _keep_preventable(index, failure, now)
     evidence["failures"] = still_open
     for key in [key for key, record in index.items() if key == intent.key or record.get("shape") == intent.shape]:
         del index[key]
@@ -215,14 +214,22 @@ def on_failure(evidence: dict[str, list[dict[str, Any]]], index: dict[str, dict[
         evidence["failures"].remove(failure)
         if failure.get("id") and shown:
             observed.append((failure["id"], observed_fix([], failure.get("cmd", ""), shown, False, verb="got past this error")))
-        index[failure["key"]] = {k: failure[k] for k in ("key", "fp", "shape", "program") if k in failure} | {"t": now}
+        _keep_preventable(index, failure, now)
     # The same attempt failing again: what ran in between did not fix it.
     evidence["failures"] = [f for f in evidence["failures"] if not (f["key"] == intent.key and f["fp"] == fingerprint)]
     evidence["failures"].append({**base, "id": entry_id, "cmd": shown, "after": []})
     if recalled:
-        evidence["recalls"].append({**base, "id": recalled, "src": RECALLED_AFTER})
-    index[intent.key] = dict(base)
+        add_recall(evidence, base, recalled, RECALLED_AFTER, now)
+    _keep_preventable(index, base, now)
     return Outcome(tuple(observed), harmful=harmful)
+
+
+def _keep_preventable(index: dict[str, dict[str, Any]], failed: dict[str, Any], now: int) -> None:
+    """The index's record of a command that failed (a failure of the ring, or its fields): the
+    one writer of index records, which a new failure of that command also refreshes (``listed``
+    starts again)."""
+    index[failed["key"]] = {"key": failed["key"], "fp": failed["fp"], "shape": failed.get("shape", ""),
+                            "program": failed.get("program", ""), "t": now}
 
 
 def _counts(record: dict[str, Any], intent: Intent) -> bool:
