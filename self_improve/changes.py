@@ -13,6 +13,7 @@ from pathlib import Path
 
 from self_improve.errors import SelfImproveError
 from self_improve.lines import lines_of  # the one copy, also imported from here by review
+from self_improve.output import home_path
 
 Content = bytes | str | None  # None: the file is absent (before) or is to be deleted (after)
 
@@ -42,13 +43,15 @@ def unified_diff(before: Content, after: Content, label: str) -> str:
 
 
 def label_for(path: Path, root: Path | None) -> str:
-    """``path`` as the diff names it: relative to ``root`` when it is inside, else absolute."""
+    """``path`` as the diff and the messages name it: relative to ``root`` when it is inside,
+    else ``~/…`` when it is under the home directory (a user-scope target such as
+    ``~/.claude/CLAUDE.md``: the same on every machine, and no user name on screen), else absolute."""
     if root is not None:
         try:
             return path.relative_to(root).as_posix()
         except ValueError:
             pass
-    return str(path)
+    return home_path(path)
 
 
 def is_within(path: Path | str, root: Path | str) -> bool:

@@ -36,6 +36,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "retire": ("retire", "remove a promoted rule from its managed block and mark the entry retired"),
     "archive": ("archive", "move entries into .learnings/archive/ (`restore` brings one back)"),
     "restore": ("restore", "move an archived entry back into its learnings file"),
+    "scan": ("scan", "learn from past sessions' transcripts, as the hooks would have"),
+    "report": ("report", "write the learning curve, top recurring mistakes and rule efficacy as one HTML page"),
     "mark": ("mark", "count that an entry's rule helped (--helpful) or misled (--harmful)"),
     "supersede": ("supersede", "record that one entry replaces another (Superseded-By / Supersedes)"),
     "merge": ("merge", "merge an entry into another that says the same lesson (every occurrence is kept)"),
@@ -58,13 +60,13 @@ COMMANDS: dict[str, tuple[str, str]] = {
 # The sections of `--help`, in order: what a person runs every day first, what the hooks, git
 # and the build run for them last. A verb missing here is still listed, under OTHER_GROUP.
 HELP_GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("daily", ("log", "list", "show", "keys", "review", "stats")),
+    ("daily", ("log", "list", "show", "keys", "review", "stats", "report")),
     ("entries and rules", (
         "resolve", "set-status", "promote", "retire", "archive", "restore", "mark", "supersede", "merge",
         "extract-skill", "lint",
     )),
     ("sharing", ("export", "import")),
-    ("set-up", ("init", "install", "uninstall", "doctor", "config", "completion", "sweep", "watch")),
+    ("set-up", ("init", "install", "uninstall", "doctor", "config", "completion", "scan", "sweep", "watch")),
     ("internal (run by the hooks, git and the build)", ("hook", "merge-driver", "build-plugin")),
 )
 OTHER_GROUP = "other"

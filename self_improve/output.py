@@ -82,6 +82,21 @@ def write_text(text: str, stream: TextIO = sys.stdout) -> None:
     stream.write(display_text(text))
 
 
+def home_path(path: str | os.PathLike[str]) -> str:
+    """``path`` with the home folder written ``~`` (``~/.claude/CLAUDE.md``): how a verb names a
+    file of the user scope. A path outside the home folder is printed as it is."""
+    text = os.fspath(path)
+    home = os.path.expanduser("~").rstrip(os.sep)
+    if home and (text == home or text.startswith(home + os.sep)):
+        return "~" + text[len(home):]
+    return text
+
+
+def plural(count: int, one: str, many: str = "") -> str:
+    """``1 entry``, ``2 entries``: the word agrees with its number."""
+    return f"{count} {one if count == 1 else (many or one + 's')}"
+
+
 def error_line(message: str) -> None:
     first_line = message.strip().splitlines()[0] if message.strip() else "unknown error"
     sys.stderr.write(f"self-improve: error: {first_line}\n")

@@ -14,9 +14,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from self_improve.errors import SelfImproveError, UsageError
+from self_improve.output import home_path
 from self_improve.store.entry import Entry
 from self_improve.store.location import find_root
-from self_improve.store.store import Store
+from self_improve.store.store import Store, match_id
 
 if TYPE_CHECKING:
     from self_improve.review.plan import Step
@@ -27,8 +28,8 @@ if TYPE_CHECKING:
 def store_from(args: argparse.Namespace) -> Store:
     if getattr(args, "scope", None) == "user":
         store = Store.user()
-        if not store.exists():
-            store.init()  # the user store needs no `init` ritual: it is created on first use
+        if not store.exists() and not getattr(args, "dry_run", False):
+            store.init()  # the user store needs no `init` ritual: it is created on first use (a dry run writes nothing)
         return store
     store = Store(find_root(explicit=getattr(args, "root", None)))
     if store.dir.is_dir() or store.dir.is_symlink():
@@ -51,6 +52,53 @@ def selected_entries(args: argparse.Namespace, store: Store) -> list[Entry]:
     ``--kind`` and ``--status`` filters, in file order."""
     store._require()
     return [e for e in store.entries(args.kind) if e.is_listed and (args.status is None or e.status == args.status)]
+
+
+# ---- IDs as the user gives them ------------------------------------------------------------------
+
+
+def full_id(store: Store, wanted: str) -> str:
+    """The full ID that ``wanted`` names among the live and the archived entries
+    (``store.match_id``: exact, else a unique suffix of at least 3 characters); ``wanted`` as
+    given when it names none, so that the verb's own refusal names it. An ambiguous one is refused."""
+    return full_ids(store, [wanted])[0]
+
+
+def full_ids(store: Store, wanted: Sequence[str]) -> list[str]:
+    """:func:`full_id` of each, in order and each once; every one is resolved (and an ambiguous
+    one refused) before the verb plans anything, so a bad ID changes nothing. The store is read
+    once, the archive only when an ID is not a live one exactly."""
+    from self_improve.store import archive as archive_mod
+
+    ids = [entry.id for entry in store.entries()]
+    live = {entry_id.upper(): entry_id for entry_id in ids if entry_id}
+    every: list[str] | None = None
+    out = []
+    for item in wanted:
+        exact = live.get(item.strip().upper())
+        if exact is None:
+            if every is None:
+                every = ids + [archived.entry.id for archived in archive_mod.archived_entries(store)]
+            exact = match_id(item, every)
+        out.append(exact or item)
+    return list(dict.fromkeys(out))
+
+
+def shown_path(store: Store, path: Path) -> str:
+    """A file as a verb prints it: relative to the project, or from ``~`` in the user scope."""
+    if store.scope == "user":
+        return home_path(path.absolute())
+    return store.relative(path)
+
+
+def shown_target(store: Store, target: str) -> str:
+    """An instruction file (relative to the store's root) as a verb prints it."""
+    return shown_path(store, store.root / target) if store.scope == "user" else target
+
+
+def shown_store_file(store: Store, name: str) -> str:
+    """A file of the store (``ERRORS.md``, ``archive/2026.md``) as a verb prints it."""
+    return home_path(store.dir / name) if store.scope == "user" else f".learnings/{name}"
 
 
 def add_json_flag(parser: argparse.ArgumentParser) -> None:
@@ -97,6 +145,11 @@ def user_command(args: argparse.Namespace, store: Store, *verb: str) -> str:
     if store.scope == "user":
         parts += ["--scope", "user"]
     return shlex.join(parts)
+
+
+def scope_suffix(store: Store) -> str:
+    """`` --scope user`` for a command a verb prints about the user store, else ""."""
+    return " --scope user" if store.scope == "user" else ""
 
 
 def print_proposal(harness: str, what: Sequence[str], command: str) -> None:

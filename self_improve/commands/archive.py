@@ -3,7 +3,8 @@
 The same move ``review`` makes (one ``ArchiveStep``, ``store/archive.py``): the entry goes
 verbatim but for its status line, and the record line after it keeps the status it had, so
 ``self-improve restore ID`` gives that status back. A promoted entry is refused: its rule is
-still in an instruction file, and ``retire`` is what takes it out.
+still in an instruction file, and ``retire`` is what takes it out. An ID may be a unique suffix
+of one (``_common.full_id``).
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from self_improve.commands._common import add_dry_run_flag, bump_actions, store_from, today_from
+from self_improve.commands._common import add_dry_run_flag, add_scope_flag, bump_actions, full_ids, scope_suffix, shown_store_file, store_from, today_from
 from self_improve.errors import SelfImproveError
 from self_improve.review.drift import RULE_STATUSES
 from self_improve.review.plan import ArchiveStep, apply, simulate
@@ -27,7 +28,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "  self-improve archive ERR-20260301-xyz --dry-run\n"
         "  self-improve archive ERR-20260301-xyz LRN-20260301-abc",
     )
-    parser.add_argument("ids", nargs="+", metavar="ID")
+    parser.add_argument("ids", nargs="+", metavar="ID", help="entry IDs (or unique suffixes of them)")
+    add_scope_flag(parser)
     add_dry_run_flag(parser)
     parser.set_defaults(func=run)
 
@@ -44,7 +46,7 @@ def archivable(store: Store, wanted: str) -> Entry:
 def run(args: argparse.Namespace) -> int:
     store = store_from(args)
     store._require()
-    entries = [archivable(store, wanted) for wanted in args.ids]
+    entries = [archivable(store, wanted) for wanted in full_ids(store, args.ids)]
     ids = list(dict.fromkeys(entry.id for entry in entries))  # the same ID twice is archived once
     today = today_from(args)
     steps = [ArchiveStep(tuple(ids), today)]
@@ -57,6 +59,6 @@ def run(args: argparse.Namespace) -> int:
     statuses = {entry.id: entry.status or "pending" for entry in entries}
     years = {entry.id: archive_mod.archive_year(entry, today) for entry in entries}
     for entry_id in ids:
-        where = f".learnings/{archive_mod.archive_name(years[entry_id])}"
-        print(f"archived {entry_id} to {where} (`self-improve restore {entry_id}` gives back status {statuses[entry_id]})")
+        where = shown_store_file(store, archive_mod.archive_name(years[entry_id]))
+        print(f"archived {entry_id} to {where} (`self-improve restore {entry_id}{scope_suffix(store)}` gives back status {statuses[entry_id]})")
     return 0

@@ -5,7 +5,9 @@ with the fix for each ✗:
 - our hooks are registered (in settings, or through the plugin) for every event we need;
 - every registered command's script and its pinned interpreter exist and are executable;
 - each hook, fed a sample payload in a scratch project, answers as it should, and how fast;
-- the plugin and the settings hooks are not both active (every hook would fire twice).
+- the plugin and the settings hooks are not both active (every hook would fire twice);
+- a settings install's skill is in ``.claude/skills/self-improve/`` (the plugin brings its own);
+- OpenClaw: our skill, and our reminder block in the workspace's AGENTS.md.
 Then it lints the project's ``.learnings/``. Exit 1 if any check failed.
 """
 
@@ -30,14 +32,17 @@ from self_improve.store.location import find_root
 from self_improve.store.projects import forget_project
 
 # (event, matcher) pairs each harness needs; see plugin.toml.
-CLAUDE_EVENTS = (("UserPromptSubmit", None), ("PostToolUse", "Bash"), ("PreToolUse", "Bash"), ("PostToolUseFailure", "Bash"))
+CLAUDE_EVENTS = (
+    ("UserPromptSubmit", None), ("PostToolUse", "Bash"), ("PreToolUse", "Bash"), ("PostToolUseFailure", "Bash"), ("SessionStart", None),
+)
 CODEX_EVENTS = (("UserPromptSubmit", None), ("PostToolUse", "Bash"), ("PreToolUse", "Bash"))
 FIXTURE_SESSION = "self-improve-doctor"
 SAMPLE_COMMAND = 'python3 -c "import nosuchmod"'
 SAMPLE_FINGERPRINT = "deps.module-not-found/python:nosuchmod"
 # What each script is fed, and what its answer must hold.
 SAMPLE_EVENTS = {"post-bash": ("PostToolUseFailure", "<error-detected>"), "pre-bash": ("PreToolUse", "<known-fix>"),
-                 "prompt-submit": ("UserPromptSubmit", "<self-improvement-reminder>")}
+                 "prompt-submit": ("UserPromptSubmit", "<self-improvement-reminder>"),
+                 "session-ready": ("SessionStart", '{"systemMessage": "self-improve: 1 lesson ready, run ')}
 
 
 @dataclass(frozen=True)
@@ -163,7 +168,26 @@ def claude_checks(home: Path, project: Path) -> list[Check]:
     plugin_in = [f for f in files if plugin_enabled(f, "self-improve")]
     if not (home / ".claude").is_dir() and not any(f.exists() for f in files[1:]):
         return []
-    return _hook_checks("claude", files, CLAUDE_EVENTS, plugin_in, "self-improve install --harness claude")
+    checks = _hook_checks("claude", files, CLAUDE_EVENTS, plugin_in, "self-improve install --harness claude")
+    return checks + _claude_skill_checks(home, project, files, plugin_in)
+
+
+def _claude_skill_checks(home: Path, project: Path, files: list[Path], plugin_in: list[Path]) -> list[Check]:
+    """A settings install's skill (``claude/install.py``): the plugin brings its own, and without
+    our hooks in settings there is nothing to check (the hook checks say so)."""
+    if plugin_in or not any(_ours(r) for f in files for r in registrations(f)):
+        return []
+    from self_improve.harnesses.claude.install import skill_dir
+    from self_improve.harnesses.installer import Target
+    from self_improve.harnesses.openclaw.skill import SkillFolder
+
+    folders = [skill_dir(Target(scope, project, home)) for scope in ("user", "project")]
+    ours = [folder for folder in folders if SkillFolder.read(folder, folder).stamp is not None]
+    if ours:
+        return [Check("claude", True, f"skill installed in {', '.join(map(str, ours))}")]
+    where = " or ".join(f"{folder.parent}/" for folder in folders)
+    return [Check("claude", False, f"no self-improve skill in {where}: the agent is not told how to log a fix",
+                  "self-improve install --harness claude")]
 
 
 def codex_checks(home: Path, project: Path) -> list[Check]:
@@ -262,6 +286,7 @@ def _sample_payloads(project: Path) -> dict[str, dict[str, Any]]:
     common = {"session_id": FIXTURE_SESSION, "cwd": str(project), "transcript_path": "", "permission_mode": "default"}
     return {
         "UserPromptSubmit": {**common, "hook_event_name": "UserPromptSubmit", "prompt": "run the tests"},
+        "SessionStart": {**common, "hook_event_name": "SessionStart", "source": "startup"},
         "PostToolUseFailure": {
             **common,
             "hook_event_name": "PostToolUseFailure",
@@ -299,6 +324,8 @@ def _fire(name: str, argv: list[str], script: str, env_extra: dict[str, str]) ->
             store.init()
             if event == "PreToolUse":
                 _seed_known_mistake(store)
+            elif event == "SessionStart":
+                _seed_ready_lesson(store)
             payload = json.dumps(_sample_payloads(project)[event]).encode()
             env = {**os.environ, **env_extra}
             started = time.perf_counter()
@@ -330,6 +357,15 @@ def _seed_known_mistake(store: Any) -> None:
     evidence.write_index(store.fs, evidence.STATE, {intent.key: record})
 
 
+def _seed_ready_lesson(store: Any) -> None:
+    """The scratch store of a session-ready check: one mistake seen in three sessions, with a fix."""
+    from self_improve.store.store import LogRequest
+
+    for n in range(3):
+        store.log(LogRequest(kind="error", summary="nosuchmod is not installed", pattern_key=SAMPLE_FINGERPRINT,
+                             action="Install nosuchmod with pip before importing it.", session=f"{FIXTURE_SESSION}-{n}"))
+
+
 def openclaw_checks() -> list[Check]:
     from self_improve.harnesses.openclaw import default_workspace
 
@@ -345,7 +381,15 @@ def openclaw_checks() -> list[Check]:
     except (OSError, UnicodeDecodeError):
         text = ""
     fix = "self-improve install --harness openclaw"
-    checks.append(Check("openclaw", has_block(text), f"reminder block {'present' if has_block(text) else 'missing'} in {agents}", fix))
+    if agents.exists():
+        checks.append(Check("openclaw", has_block(text), f"reminder block {'present' if has_block(text) else 'missing'} in {agents}", fix))
+    else:
+        from self_improve.harnesses.openclaw import pending
+
+        then = ("the next `self-improve watch` or `sweep` pass then adds the reminder block" if pending.is_waiting(workspace)
+                else f"then `{fix}`")
+        checks.append(Check("openclaw", False, f"reminder block missing: {workspace} has no AGENTS.md yet (OpenClaw seeds it on its first run)",
+                            f"run OpenClaw once; {then}"))
     stamp = workspace / "skills" / "self-improvement" / ".self-improve-stamp"
     checks.append(Check("openclaw", stamp.is_file(), f"skill {'installed' if stamp.is_file() else 'missing'} in {stamp.parent}", fix))
     return checks

@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from self_improve.commands._common import add_json_flag, selected_entries, store_from
+from self_improve.commands._common import add_json_flag, add_scope_flag, selected_entries, store_from
 from self_improve.output import print_json
 from self_improve.store.entry import KINDS, STATUSES, Entry
 from self_improve.store.entry_json import entry_json
@@ -22,10 +22,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "export", help="print entries as Markdown or JSON, for `self-improve import`",
         epilog="examples:\n"
         "  self-improve export --json > learnings.json\n"
-        "  self-improve export --status promoted",
+        "  self-improve export --status promoted --scope user",
     )
     parser.add_argument("--kind", choices=list(KINDS))
     parser.add_argument("--status", choices=list(STATUSES), help="only entries with this status")
+    add_scope_flag(parser)
     add_json_flag(parser)
     parser.set_defaults(func=run)
 

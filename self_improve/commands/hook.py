@@ -1,4 +1,4 @@
-"""``self-improve hook prompt-submit|pre-bash|post-bash``: the same hooks the shell scripts run."""
+"""``self-improve hook prompt-submit|pre-bash|post-bash|session-ready``: the same hooks the shell scripts run."""
 
 from __future__ import annotations
 
@@ -7,11 +7,11 @@ import argparse
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
-        "hook", help="run a hook on stdin (what hooks/prompt-submit, hooks/pre-bash and hooks/post-bash do)",
+        "hook", help="run a hook on stdin (what the scripts in hooks/ do: prompt-submit, pre-bash, post-bash, session-ready)",
         epilog="examples:\n"
         "  self-improve hook post-bash < payload.json",
     )
-    parser.add_argument("name", choices=["prompt-submit", "pre-bash", "post-bash"])
+    parser.add_argument("name", choices=["prompt-submit", "pre-bash", "post-bash", "session-ready"])
     parser.set_defaults(func=run)
 
 

@@ -51,7 +51,33 @@ def run(args: argparse.Namespace) -> int:
             for line in harness.status(target):
                 print(line)
         return 0
-    return execute(args, lambda harness, target: harness.plan_install(target), notes=True)
+    code = execute(args, lambda harness, target: harness.plan_install(target), notes=True)
+    if not args.dry_run:
+        for line in scan_offers(args.harness):
+            print(line)
+    return code
+
+
+def scan_offers(names: str) -> list[str]:
+    """``Found 412 past sessions of Claude Code; run `self-improve scan` to learn from them.``:
+    one line per chosen harness that kept transcripts before the hooks were there."""
+    from self_improve.harnesses.claude import history as claude_history
+    from self_improve.harnesses.codex import history as codex_history
+    from self_improve.harnesses.registry import select
+    from self_improve.output import plural
+
+    chosen = {harness.name for harness in select(names)}
+    lines = []
+    for name, label, history in (("claude", "Claude Code", claude_history), ("codex", "Codex", codex_history)):
+        if name not in chosen:
+            continue
+        try:
+            count = history.session_count(history.history_dir())
+        except OSError:
+            continue
+        if count:
+            lines.append(f"Found {plural(count, 'past session')} of {label}; run `self-improve scan` to learn from them.")
+    return lines
 
 
 def status_json(harness: Harness, target: Target) -> dict[str, Any]:

@@ -20,9 +20,10 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import replace
 
 from self_improve.changes import unified_diff
-from self_improve.commands._common import add_hidden_test_flags, add_json_flag, confirm, is_interactive, store_from
+from self_improve.commands._common import add_hidden_test_flags, add_json_flag, add_scope_flag, confirm, is_interactive, scope_suffix, shown_path, store_from
 from self_improve.errors import SelfImproveError, UsageError
 from self_improve.output import display_text, print_json
 from self_improve.store.entry import KINDS, parse_text
@@ -42,6 +43,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         "showing the diff first")
     parser.add_argument("--dry-run", action="store_true", help="with --fix: print the diff and change nothing")
     parser.add_argument("--yes", action="store_true", help="with --fix: apply the diff without asking")
+    add_scope_flag(parser)
     add_hidden_test_flags(parser)
     parser.set_defaults(func=run)
 
@@ -63,7 +65,9 @@ def run(args: argparse.Namespace) -> int:
         print_json([problem.as_json() for problem in problems])
     else:
         for problem in problems:
-            print(display_text(problem.render()))
+            # The user store's files are named from ~ (``~/.local/share/self-improve/LEARNINGS.md:9``).
+            shown = replace(problem, file=shown_path(store, store.root / problem.file)) if store.scope == "user" else problem
+            print(display_text(shown.render()))
         if not problems:
             print("no problems")
     return 1 if problems else 0
@@ -97,14 +101,15 @@ def fix(store: Store, args: argparse.Namespace) -> int | None:
         return 0
     if not args.yes:
         if not is_interactive(args):
-            raise SelfImproveError("lint --fix changes files: read the diff above, then run `self-improve lint --fix --yes` (nothing changed)")
+            how = f"self-improve lint --fix --yes{scope_suffix(store)}"
+            raise SelfImproveError(f"lint --fix changes files: read the diff above, then run `{how}` (nothing changed)")
         if not confirm("Rewrite these headers?"):
             raise SelfImproveError("cancelled: nothing changed")
     with store.lock():
         for name, before, _, _ in planned:
             if store.read_file(name) != before:
-                raise SelfImproveError(f"{store.relative(store.dir / name)} changed meanwhile: run `self-improve lint --fix` again (nothing changed)")
+                raise SelfImproveError(f"{shown_path(store, store.dir / name)} changed meanwhile: run `self-improve lint --fix` again (nothing changed)")
         for name, _, after, count in planned:
             store.write_file(name, after)
-            print(f"rewrote {count} header{'s' if count != 1 else ''} in {store.relative(store.dir / name)}")
+            print(f"rewrote {count} header{'s' if count != 1 else ''} in {shown_path(store, store.dir / name)}")
     return None

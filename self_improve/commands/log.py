@@ -2,13 +2,17 @@
 
 A ``learning --category correction`` also confirms the correction the hooks queued in that
 session (``store/correction_queue.confirm``, the rule in ``sessions_for_log``).
+
+``--dry-run`` prints the diff of the one file that would change (the new entry appended, with an
+ID that is free now, or the entry that takes the occurrence) and writes nothing: no provenance
+ledger, no project registry, no correction queue, nothing under ``.learnings/.state/``.
 """
 
 from __future__ import annotations
 
 import argparse
 
-from self_improve.commands._common import add_json_flag, add_scope_flag, cli_writer, store_from, user_command
+from self_improve.commands._common import add_dry_run_flag, add_json_flag, add_scope_flag, cli_writer, shown_path, store_from, user_command
 from self_improve.errors import SelfImproveError, UsageError
 from self_improve.output import print_json
 from self_improve.store.entry import KINDS, LEARNING_CATEGORIES, PRIORITIES
@@ -49,6 +53,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--session", default="", help="harness session id (default: the latest one the hooks saw)")
     add_scope_flag(parser)
     add_json_flag(parser)
+    add_dry_run_flag(parser)
     parser.set_defaults(func=run)
 
 
@@ -71,13 +76,15 @@ def run(args: argparse.Namespace) -> int:
         session=args.session,
         logged_by=cli_writer(),
     )
+    if args.dry_run:
+        return dry_run(store, request)
     result = store.log(request)
     confirmed = confirm_correction(args, store) if args.kind == "learning" and args.category == "correction" else None
     if args.json:
         print_json({**result.as_json(), **({"confirmed_correction": confirmed.id} if confirmed else {})})
         return 0
     if result.created:
-        print(f"{result.entry_id} created in {result.file}")
+        print(f"{result.entry_id} created in {shown_path(store, store.root / result.file)}")
         if result.candidates:
             print("It may repeat a lesson already here. If one of these says the same, merge it (every occurrence is kept):")
             for other_id, summary, score in result.candidates:
@@ -86,6 +93,16 @@ def run(args: argparse.Namespace) -> int:
         print(f"{result.entry_id} merged: seen {result.recurrence_count} times in {result.tasks} task(s)")
     if confirmed is not None:
         print(f"confirmed the correction caught on {confirmed.date} in session {confirmed.session}: no longer queued")
+    return 0
+
+
+def dry_run(store: Store, request: LogRequest) -> int:
+    from self_improve.changes import unified_diff
+    from self_improve.output import write_text
+
+    store._require()
+    result, before, after = store.log_preview(request)
+    write_text(unified_diff(before, after, store.relative(store.root / result.file)))
     return 0
 
 

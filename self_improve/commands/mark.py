@@ -1,8 +1,11 @@
-"""``self-improve mark ID --helpful | --harmful``: count whether a rule helped or misled (as in ACE).
+"""``self-improve mark ID... --helpful | --harmful``: count whether rules helped or misled (as in ACE).
 
 Keeps ``- Helpful: n`` and ``- Harmful: n`` in the entry's Metadata. ``review`` proposes retiring
 a promoted rule once it has misled more often than it helped. Only a rule can help or mislead:
 an entry that is not ``promoted`` (or ``promoted_to_skill``) is refused, naming ``promote``.
+
+Several IDs (or unique suffixes, ``_common.full_id``) are all or nothing: every refusal comes
+before any write; then one line per entry (``--json``: one object for one ID, an array for several).
 """
 
 from __future__ import annotations
@@ -11,7 +14,7 @@ import argparse
 import sys
 from collections.abc import Callable
 
-from self_improve.commands._common import add_dry_run_flag, add_json_flag, store_from
+from self_improve.commands._common import add_dry_run_flag, add_json_flag, add_scope_flag, full_ids, scope_suffix, store_from
 from self_improve.errors import SelfImproveError
 from self_improve.output import print_json
 from self_improve.review.drift import RULE_STATUSES
@@ -24,12 +27,13 @@ from self_improve.store.store import Store
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
-        "mark", help="count that an entry's rule helped (--helpful) or misled (--harmful)",
+        "mark", help="count that entries' rules helped (--helpful) or misled (--harmful)",
         epilog="examples:\n"
         "  self-improve mark LRN-20260301-abc --helpful\n"
-        "  self-improve mark LRN-20260301-abc --harmful",
+        "  self-improve mark abc xyz --harmful",
     )
-    parser.add_argument("id")
+    parser.add_argument("ids", nargs="+", metavar="ID", help="entry IDs (or unique suffixes of them)")
+    add_scope_flag(parser)
     which = parser.add_mutually_exclusive_group(required=True)
     which.add_argument("--helpful", action="store_true", help="the rule helped")
     which.add_argument("--harmful", action="store_true", help="the rule misled or got in the way")
@@ -68,19 +72,20 @@ def markable(store: Store, wanted: str) -> Entry:
 def run(args: argparse.Namespace) -> int:
     store = store_from(args)
     store._require()
-    entry_id = markable(store, args.id).id
-    steps = [EntryEdit(entry_id, counter_edit("Helpful" if args.helpful else "Harmful"))]
+    entry_ids = list(dict.fromkeys(markable(store, wanted).id for wanted in full_ids(store, args.ids)))
+    steps = [EntryEdit(entry_id, counter_edit("Helpful" if args.helpful else "Harmful")) for entry_id in entry_ids]
     simulation = simulate(store, steps)  # a counter that is not a number is refused here
     if args.dry_run:
         sys.stdout.write(simulation.diff())
         return 0
     apply(store, steps)
-    entry = store.get(entry_id)
+    entries = [store.get(entry_id) for entry_id in entry_ids]
     if args.json:
-        print_json({"id": entry.id, "helpful": entry.helpful, "harmful": entry.harmful, "status": entry.status})
+        shapes = [{"id": e.id, "helpful": e.helpful, "harmful": e.harmful, "status": e.status} for e in entries]
+        print_json(shapes[0] if len(args.ids) == 1 else shapes)
         return 0
-    print(f"{entry.id}: helpful {entry.helpful}, harmful {entry.harmful}")
-    if entry.status == "promoted" and entry.harmful > entry.helpful:
-        print(f"it misled more often than it helped: `self-improve review` proposes retiring it (`self-improve retire {entry.id}`)")
+    for entry in entries:
+        print(f"{entry.id}: helpful {entry.helpful}, harmful {entry.harmful}")
+        if entry.status == "promoted" and entry.harmful > entry.helpful:
+            print(f"it misled more often than it helped: `self-improve review` proposes retiring it (`self-improve retire {entry.id}{scope_suffix(store)}`)")
     return 0
-

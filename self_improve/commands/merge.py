@@ -3,15 +3,17 @@
 OLD keeps the lesson and takes every occurrence, count, date and fix of NEW; NEW keeps its text
 and is marked ``Superseded-By: OLD`` (``store/combine.py``). ``log`` prints this command when a
 new entry may repeat an existing one, and ``review`` proposes it for groups of likely duplicates.
+NEW and OLD may be unique suffixes of their IDs (``_common.full_id``).
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
 
-from self_improve.commands._common import add_json_flag, add_scope_flag, store_from
+from self_improve.commands._common import add_dry_run_flag, add_json_flag, add_scope_flag, full_id, store_from
 from self_improve.output import print_json
-from self_improve.store.combine import merge_entries
+from self_improve.store.combine import merge_entries, plan_merge
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -27,13 +29,21 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("old", metavar="OLD", help="the entry that keeps the lesson")
     add_scope_flag(parser)
     add_json_flag(parser)
+    add_dry_run_flag(parser)
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     store = store_from(args)
     store._require()
-    outcome = merge_entries(store, args.new, args.old)
+    new, old = full_id(store, args.new), full_id(store, args.old)  # unique suffixes too
+    if args.dry_run:
+        from self_improve.changes import unified_diff
+
+        name, before, after, _ = plan_merge(store, new, old)
+        sys.stdout.write(unified_diff(before, after, store.relative(store.dir / name)))
+        return 0
+    outcome = merge_entries(store, new, old)
     kept, absorbed = outcome.kept, outcome.absorbed
     if args.json:
         print_json(

@@ -1,7 +1,8 @@
 """``self-improve promote ID [--target FILE] [--rule TEXT]``: one rule into one managed block.
 
 The rule is ``--rule``, else the newest line of the entry's Suggested Action / Suggested Fix; the
-plan and its steps are ``review/promotion.py``, the targets ``review/targets.py``.
+plan and its steps are ``review/promotion.py``, the targets ``review/targets.py``. ``ID`` may be
+a unique suffix (``_common.full_id``); with ``--scope user`` the target is named from ``~``.
 
 Approval (``review/approval.py``): run from inside an agent session, promote (and retire) only
 propose: they print the rule, the target and the command the user runs in their own terminal,
@@ -26,6 +27,8 @@ from self_improve.commands._common import (
     bump_actions,
     print_proposal,
     require_approval,
+    full_id,
+    shown_target,
     store_from,
     today_from,
     user_command,
@@ -77,20 +80,22 @@ def promote_verb(args: argparse.Namespace, entry_id: str) -> list[str]:
 def run(args: argparse.Namespace) -> int:
     tolerate_undecodable_output()
     store = store_from(args)
-    promotion = plan_promotion(store, args.id, args.rule, args.target)
+    store._require()
+    promotion = plan_promotion(store, full_id(store, args.id), args.rule, args.target)
     simulation = simulate(store, promotion.steps)
     if args.dry_run:
         sys.stdout.write(simulation.diff())
         return 0
     if not simulation.changed:
-        print(f"{promotion.entry_id} is already promoted to {promotion.target}: nothing changed")
+        print(f"{promotion.entry_id} is already promoted to {shown_target(store, promotion.target)}: nothing changed")
         return 0
-    preview = [f"rule:   {promotion.rule}", f"target: {promotion.target}"]
+    target = shown_target(store, promotion.target)
+    preview = [f"rule:   {promotion.rule}", f"target: {target}"]
     harness = agent_gate()
     if harness:
         print_proposal(
             harness,
-            [f"proposed: promote {promotion.entry_id} to {promotion.target}", *preview],
+            [f"proposed: promote {promotion.entry_id} to {target}", *preview],
             user_command(args, store, *promote_verb(args, promotion.entry_id)),
         )
         return 0
@@ -99,6 +104,6 @@ def run(args: argparse.Namespace) -> int:
     require_approval(store, args, preview, f"Promote {promotion.entry_id}?", f"self-improve promote {promotion.entry_id}")
     apply(store, promotion.steps)
     bump_actions(store, rules_promoted=1)
-    moved = f" (moved from {promotion.previous_target})" if promotion.previous_target else ""
-    print(f"promoted {promotion.entry_id} to {promotion.target}{moved}")
+    moved = f" (moved from {shown_target(store, promotion.previous_target)})" if promotion.previous_target else ""
+    print(f"promoted {promotion.entry_id} to {target}{moved}")
     return 0

@@ -1,4 +1,7 @@
-"""``self-improve resolve ID [--dry-run]``: status resolved, plus the reference skill's Resolution block.
+"""``self-improve resolve ID... [--dry-run]``: status resolved, plus the reference skill's Resolution block.
+
+Several IDs are all or nothing: every one is found (an ID may be a unique suffix, ``_common.full_id``)
+and every refusal made before any file is written; then one line per entry.
 
 Run again, it keeps the history: the new Resolved / Commit/PR / Notes lines are appended to the
 Resolution section, after a blank line, and the earlier ones stay as they were.
@@ -9,7 +12,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from self_improve.commands._common import add_dry_run_flag, store_from
+from self_improve.commands._common import add_dry_run_flag, add_scope_flag, full_ids, store_from
 from self_improve.review.plan import EntryEdit, apply, simulate
 from self_improve.store import archive as archive_mod
 from self_improve.store.entry import Entry
@@ -18,12 +21,13 @@ from self_improve.store.store import iso, utcnow
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
-        "resolve", help="mark an entry resolved, with a Resolution block",
+        "resolve", help="mark entries resolved, with a Resolution block",
         epilog="examples:\n"
         "  self-improve resolve ERR-20260301-xyz --note \"pinned pyyaml in requirements.txt\" --commit 1a2b3c4\n"
-        "  self-improve resolve ERR-20260301-xyz --note \"it came back: pinned pip too\" --dry-run",
+        "  self-improve resolve xyz abc --note \"it came back: pinned pip too\" --dry-run",
     )
-    parser.add_argument("id")
+    parser.add_argument("ids", nargs="+", metavar="ID", help="entry IDs (or unique suffixes of them)")
+    add_scope_flag(parser)
     parser.add_argument("--note", default="", help="what fixed it")
     parser.add_argument("--commit", default="", help="commit or PR reference")
     add_dry_run_flag(parser)
@@ -55,18 +59,21 @@ def with_resolution(entry: Entry, lines: list[str]) -> Entry:
 def run(args: argparse.Namespace) -> int:
     store = store_from(args)
     store._require()
-    archive_mod.refuse_if_archived(store, args.id)
-    entry_id = store.get(args.id).id
+    wanted = full_ids(store, args.ids)
+    for entry_id in wanted:
+        archive_mod.refuse_if_archived(store, entry_id)
+    entry_ids = list(dict.fromkeys(store.get(entry_id).id for entry_id in wanted))
     lines = resolution_lines(args.note, args.commit, iso(utcnow()))
 
     def edit(entry: Entry) -> Entry:
         return with_resolution(entry.with_status("resolved"), lines)
 
-    steps = [EntryEdit(entry_id, edit)]
-    simulation = simulate(store, steps)
+    steps = [EntryEdit(entry_id, edit) for entry_id in entry_ids]
+    simulation = simulate(store, steps)  # every refusal before any write
     if args.dry_run:
         sys.stdout.write(simulation.diff())
         return 0
     apply(store, steps)
-    print(f"{entry_id} resolved")
+    for entry_id in entry_ids:
+        print(f"{entry_id} resolved")
     return 0

@@ -1,4 +1,8 @@
-"""``self-improve set-status ID STATUS [--dry-run]``: change one status line (``wont_fix`` needs a reason).
+"""``self-improve set-status ID... STATUS [--dry-run]``: change status lines (``wont_fix`` needs a reason).
+
+The last positional is the status, every one before it an ID (or a unique suffix of one,
+``_common.full_id``): ``set-status ID STATUS`` as before, ``set-status ID ID STATUS`` for two.
+All or nothing: every ID is checked against the rules below before any file is written.
 
 A status is refused when it would say something the files do not (each refusal names the verb
 that does the real thing, and writes nothing):
@@ -16,7 +20,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from self_improve.commands._common import add_dry_run_flag, store_from
+from self_improve.commands._common import add_dry_run_flag, add_scope_flag, full_ids, store_from
 from self_improve.errors import SelfImproveError, UsageError
 from self_improve.review.drift import RULE_STATUSES, rule_files_by_id
 from self_improve.review.plan import EntryEdit, apply, simulate
@@ -28,14 +32,16 @@ from self_improve.store.store import Store
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
-        "set-status", help="change an entry's status",
+        "set-status", help="change entries' status (the last argument is the status)",
+        description="Set STATUS on every entry named: the last positional argument is the status, the ones before it IDs.",
         epilog="examples:\n"
         "  self-improve set-status LRN-20260301-abc wont_fix --reason \"the tool is gone\"\n"
-        "  self-improve set-status ERR-20260301-xyz in_progress --dry-run",
+        "  self-improve set-status xyz abc in_progress --dry-run",
     )
-    parser.add_argument("id")
-    parser.add_argument("status", help=" | ".join(STATUSES))
+    parser.add_argument("ids", nargs="+", metavar="ID", help="entry IDs (or unique suffixes of them)")
+    parser.add_argument("status", metavar="STATUS", help=" | ".join(STATUSES))
     parser.add_argument("--reason", default="", help="why (required for wont_fix)")
+    add_scope_flag(parser)
     add_dry_run_flag(parser)
     parser.set_defaults(func=run)
 
@@ -68,9 +74,12 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--reason must be one line")
     store = store_from(args)
     store._require()
-    archive_mod.refuse_if_archived(store, args.id)
-    entry = store.get(args.id)
-    check_substance(store, entry, args.status)
+    wanted = full_ids(store, args.ids)
+    for entry_id in wanted:
+        archive_mod.refuse_if_archived(store, entry_id)
+    entries = list({entry.id.upper(): entry for entry in (store.get(entry_id) for entry_id in wanted)}.values())
+    for entry in entries:
+        check_substance(store, entry, args.status)
 
     def edit(current: Entry) -> Entry:
         updated = current.with_status(args.status)
@@ -78,11 +87,12 @@ def run(args: argparse.Namespace) -> int:
             updated = updated.with_metadata("Status-Reason", args.reason.strip())
         return updated
 
-    steps = [EntryEdit(entry.id, edit)]
+    steps = [EntryEdit(entry.id, edit) for entry in entries]
     simulation = simulate(store, steps)
     if args.dry_run:
         sys.stdout.write(simulation.diff())
         return 0
     apply(store, steps)
-    print(f"{entry.id} is now {args.status}")
+    for entry in entries:
+        print(f"{entry.id} is now {args.status}")
     return 0

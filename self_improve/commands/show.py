@@ -1,7 +1,8 @@
-"""``self-improve show ID``: the entry exactly as stored, or its fields as JSON (the one entry
-shape of ``list`` and ``export``, ``store/entry_json.py``).
+"""``self-improve show ID...``: the entries exactly as stored, one after another, or their fields
+as JSON (the one entry shape of ``list`` and ``export``, ``store/entry_json.py``): one object for
+one ID, an array of them for several.
 
-``ID`` may also be ``FILE:LINE`` (``LEARNINGS.md:12``, as ``list`` names an entry without an ID).
+An ``ID`` may be a unique suffix of one (``show r1w``, ``_common.full_id``), or ``FILE:LINE`` (``LEARNINGS.md:12``, as ``list`` names an entry without an ID).
 Text of a file that is not UTF-8 is decoded for display (``output.display_text``).
 An archived entry is found in ``.learnings/archive/``: shown as it is stored there (status
 ``archived``), without the record line that follows it.
@@ -12,7 +13,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from self_improve.commands._common import add_json_flag, store_from
+from self_improve.commands._common import add_json_flag, add_scope_flag, full_id, store_from
 from self_improve.errors import SelfImproveError, UsageError
 from self_improve.output import print_json, write_text
 from self_improve.store import archive as archive_mod
@@ -23,18 +24,21 @@ from self_improve.store.store import Store
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
-        "show", help="show one entry",
+        "show", help="show entries",
         epilog="examples:\n"
         "  self-improve show LRN-20260301-abc\n"
-        "  self-improve show ERR-20260301-xyz --json",
+        "  self-improve show abc xyz --json",
     )
-    parser.add_argument("id", help="an entry ID, or FILE:LINE for an entry without one")
+    parser.add_argument("ids", nargs="+", metavar="ID", help="an entry ID (or a unique suffix of one, 3 characters at least), "
+                        "or FILE:LINE for an entry without one")
+    add_scope_flag(parser)
     add_json_flag(parser)
     parser.set_defaults(func=run)
 
 
 def find_entry(store: Store, wanted: str) -> Entry:
-    """By ID; else by ``FILE:LINE`` (the file's name, with or without ``.learnings/``)."""
+    """By ID (or a unique suffix of one); else by ``FILE:LINE`` (the file's name, with or
+    without ``.learnings/``)."""
     if not wanted.strip():
         raise UsageError("an entry ID is needed (or FILE:LINE, as `self-improve list` shows an entry without one)")
     file_part, _, line_part = wanted.strip().rpartition(":")
@@ -44,6 +48,7 @@ def find_entry(store: Store, wanted: str) -> Entry:
             if entry.line == int(line_part) and entry.file.replace("\\", "/").rsplit("/", 1)[-1].casefold() == name:
                 return entry
         raise SelfImproveError(f"no entry starts at {wanted} (see `self-improve list`)")
+    wanted = full_id(store, wanted)
     if store.find(wanted) is None:
         archived = archive_mod.find_archived(store, wanted)
         if archived is not None:
@@ -54,9 +59,11 @@ def find_entry(store: Store, wanted: str) -> Entry:
 def run(args: argparse.Namespace) -> int:
     store = store_from(args)
     store._require()
-    entry = find_entry(store, args.id)
+    entries = [find_entry(store, wanted) for wanted in args.ids]  # every ID is found before anything is printed
     if args.json:
-        print_json(entry_json(entry))
-    else:
+        shapes = [entry_json(entry) for entry in entries]
+        print_json(shapes[0] if len(args.ids) == 1 else shapes)
+        return 0
+    for entry in entries:
         write_text(entry.text if entry.text.endswith("\n") else entry.text + "\n", sys.stdout)
     return 0

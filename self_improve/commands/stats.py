@@ -13,6 +13,12 @@
   before and after ``Promoted-On``, the sessions seen since, helpful and harmful as marked and as
   measured (``unknown`` for a rule promoted before Promoted-On was written);
 - the oldest pending entries.
+
+``--injected`` shows instead what the hooks told the agent: the journal the hooks keep of every
+block they printed for the model (``store/injections.py``: the newest 200, each cut at 2,000
+characters), newest last; ``--since DAY`` keeps those of that UTC day and after. With
+``--scope user`` it is the journal of the hooks acting without a project store
+(``hooks.enabled_without_learnings``), in the user's state dir.
 """
 
 from __future__ import annotations
@@ -22,18 +28,20 @@ import sys
 from collections.abc import Iterable
 from typing import Any
 
-from self_improve.commands._common import add_json_flag, store_from
+from self_improve.commands._common import add_hidden_test_flags, add_json_flag, add_scope_flag, store_from, today_from
 from self_improve.detect.pattern_keys import folded
+from self_improve.errors import UsageError
 from self_improve.output import colour, print_json
 from self_improve.review.efficacy import efficacy, efficacy_lines
 from self_improve.review.stats_figures import origin_lines, origins
 from self_improve.store import archive as archive_mod
-from self_improve.store import counters, provenance
+from self_improve.store import counters, injections, provenance
 from self_improve.store.counters import HOOK_COUNTERS as COUNTER_NAMES
 from self_improve.store.entry import KINDS, STATUSES, Entry
 from self_improve.store.store import Store
+from self_improve.store.trust import StoreDir
 
-NUDGE_NAMES = tuple(name for name in COUNTER_NAMES if name != "errors_recorded")
+NUDGE_NAMES = tuple(name for name in COUNTER_NAMES if name not in ("errors_recorded", "errors_scanned"))  # counts, not nudges
 ACTION_COUNTER_NAMES = ("rules_promoted", "rules_retired", "entries_archived", "entries_restored")
 KIND_LABELS = {"learning": "learnings", "error": "errors", "feature": "feature requests"}
 TOP_PATTERN_KEYS = 10
@@ -198,18 +206,131 @@ def render(stats: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
+# ---- --injected: what the hooks told the agent ----------------------------------------------------
+
+NOTHING_INJECTED = "nothing injected yet"
+
+
+def _since(value: str | None) -> str:
+    """``--since DAY`` as the ISO day a record's time must not sort before ("" without it)."""
+    if value is None:
+        return ""
+    from datetime import date
+
+    try:
+        return date.fromisoformat(value).isoformat()
+    except ValueError:
+        raise UsageError(f"--since must be a day YYYY-MM-DD, not {value!r}") from None
+
+
+def journal_fs(args: argparse.Namespace) -> tuple[StoreDir, str]:
+    """(the directory, the state prefix) of the journal ``--scope`` names: the project's
+    ``.learnings/.state/``, or the user's state dir, where the hooks keep their state when they
+    act without a project store (``hooks/state.Context.for_cwd``)."""
+    if getattr(args, "scope", None) == "user":
+        from self_improve.paths import user_state_dir
+
+        return StoreDir(user_state_dir()), ""
+    store = store_from(args)
+    store._require()
+    return store.fs, injections.STATE
+
+
+def injected(args: argparse.Namespace, since: str = "") -> list[dict[str, Any]]:
+    """The journal's records (``Injection.as_json``), oldest first, from the day ``since`` on."""
+    fs, state = journal_fs(args)
+    return [record.as_json() for record in injections.read(fs, state) if record.time >= since]
+
+
+def render_injected(records: list[dict[str, Any]], since: str = "") -> str:
+    """One header line per record (``2026-12-01 14:03 UTC  post-bash  claude  session 1a2b3c4d``),
+    then its block indented by two spaces; newest last."""
+    if not records:
+        return (f"nothing injected since {since}" if since else NOTHING_INJECTED) + "\n"
+    lines = []
+    for record in records:
+        day, clock = record["time"][:10], record["time"][11:16]
+        session = record["session"][:8] or "-"
+        lines.append(f"{day} {clock} UTC  {record['hook']}  {record['harness']}  session {session}")
+        lines += [f"  {_printable(line)}" if line else "" for line in record["text"].split("\n")]
+        if record["truncated"]:
+            lines.append(f"  [cut at {injections.MAX_TEXT_CHARS:,} characters]")
+    return "\n".join(lines) + "\n"
+
+
+def _printable(line: str) -> str:
+    """``line`` with each control character spelled as an escape: the journal holds our own
+    sanitised text, but a terminal must never receive an escape sequence from a file."""
+    if line.isprintable():
+        return line
+    return "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in line)
+
+
+def run_injected(args: argparse.Namespace) -> int:
+    since = _since(args.since)  # a malformed day is refused before anything is read
+    records = injected(args, since)
+    if args.json:
+        print_json(records)
+    else:
+        sys.stdout.write(render_injected(records, since))
+    return 0
+
+
+# ---- the verb ------------------------------------------------------------------------------------
+
+
+def run_curve(args: argparse.Namespace) -> int:
+    """``--curve``: the series of ``review/curve.py``, drawn for the terminal or as JSON."""
+    from datetime import date
+
+    from self_improve.review.curve_text import curve_json, curve_main
+
+    since_text = _since(args.since)  # a malformed day is refused before anything is read
+    since = date.fromisoformat(since_text) if since_text else None
+    today = today_from(args)
+    if since is not None and since > today:
+        raise UsageError(f"--since {since_text} is after today ({today.isoformat()})")
+    store = store_from(args)
+    store._require()
+    if args.json:
+        print_json(curve_json(store, since, args.by or "week", today))
+    else:
+        sys.stdout.write(curve_main(store, since, args.by or "week", today))
+    return 0
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "stats", help="entries by kind and status, top Pattern-Keys, nudges, rules",
         epilog="examples:\n"
-        "  self-improve stats\n"
-        "  self-improve stats --json",
+        "  self-improve stats --curve --by day --since 2026-11-01\n"
+        "  self-improve stats --injected --since 2026-12-01",
     )
     add_json_flag(parser)
+    add_scope_flag(parser)
+    parser.add_argument("--injected", action="store_true",
+                        help="show what the hooks told the agent (their journal: the newest 200 blocks), newest last")
+    parser.add_argument("--curve", action="store_true",
+                        help="the learning curve: mistakes, repeats, fixed in time, rules promoted and retired, per week or day")
+    parser.add_argument("--by", choices=("week", "day"), default=None,
+                        help="with --curve: one row per ISO week (Monday start, the default) or per day")
+    parser.add_argument("--since", metavar="DAY", default=None,
+                        help="with --injected or --curve: from that UTC day (YYYY-MM-DD) on")
+    add_hidden_test_flags(parser)
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.injected and args.curve:
+        raise UsageError("--injected and --curve are two views: choose one")
+    if args.since is not None and not (args.injected or args.curve):
+        raise UsageError("--since goes with --injected or --curve")
+    if args.by is not None and not args.curve:
+        raise UsageError("--by goes with --curve")
+    if args.injected:
+        return run_injected(args)
+    if args.curve:
+        return run_curve(args)
     stats = collect(store_from(args))
     if args.json:
         print_json(stats)

@@ -2,7 +2,7 @@
 
 Records ``- Superseded-By: NEW`` on OLD and adds OLD to ``- Supersedes:`` on NEW. A superseded
 entry is no longer proposed for promotion, and if its rule was promoted ``review`` proposes
-retiring it.
+retiring it. OLD and NEW may be unique suffixes of their IDs (``_common.full_id``).
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import argparse
 import sys
 from collections.abc import Callable
 
-from self_improve.commands._common import add_dry_run_flag, add_scope_flag, store_from
+from self_improve.commands._common import add_dry_run_flag, add_scope_flag, full_id, store_from
 from self_improve.errors import UsageError
 from self_improve.review.plan import EntryEdit, apply, simulate
 from self_improve.store.entry import Entry
@@ -44,8 +44,8 @@ def _add_supersedes(old_id: str) -> Callable[[Entry], Entry]:
 def run(args: argparse.Namespace) -> int:
     store = store_from(args)
     store._require()
-    old = store.get(args.old)
-    new = store.get(args.by)
+    old = store.get(full_id(store, args.old))  # each may be a unique suffix (one ID each, never several)
+    new = store.get(full_id(store, args.by))
     if old.id.upper() == new.id.upper():
         raise UsageError("an entry cannot supersede itself")
     if new.meta("Superseded-By").strip().upper() == old.id.upper():

@@ -78,6 +78,8 @@ def run(args: argparse.Namespace) -> int:
         print_json({"state_dir": str(state), "zstd_decoder": zstd_backend(), **report.as_dict()})
     else:
         print(summary_line(report, state))
+        for note in report.notes:  # e.g. the reminder block added once OpenClaw seeded AGENTS.md
+            print(note)
         for warning in report.warnings:
             print(f"warning: {warning}")
     return 0

@@ -92,6 +92,8 @@ def _report_pass(report: SweepReport, say: Callable[[str], None]) -> None:
     if report.errors_recorded:
         where = ", ".join(report.projects)
         say(f"self-improve: recorded {report.errors_recorded} error(s) in {where}")
+    for note in report.notes:
+        say(f"self-improve: {note}")
     for warning in report.warnings:
         say(f"self-improve: warning: {warning}")
 

@@ -48,11 +48,21 @@ PATTERNS: tuple[Row, ...] = (
     ("de.hedged-more", r"\b(?:würde|wuerde) ich (?:ungern|lieber nicht|eher nicht)\b|\bich glaube nicht,? dass\b|\bich denke nicht,? dass\b", True),
     ("de.not-sure-right", r"\bich bin mir (?:nicht|gar nicht|nicht ganz|nicht so) sicher,? ob (?:das|es|dies) (?:so )?(?:stimmt|richtig|korrekt)", False),
     ("de.more", r"\bgibt es (?:einen|irgendeinen) (?:guten )?grund,? (?:warum|wieso|dass) du\b|\bwer (?:wollte|hat) (?:denn )?(?:ein|eine|einen|das|die|den)\b(?:[^.?!\n]|\.(?=\S)){0,20}?(?:\?|gewollt|verlangt)|\bdas gegenteil (?:von dem|davon),? was ich\b|\bich hatte (?:doch |ja |dir )?gesagt\b|\b(?:zu dem|das),? was ich (?:am anfang |vorhin |oben |zuerst )?(?:gesagt|geschrieben)\b|\bnicht gleichzeitig\b|\b(?:rausgeworfen|entfernt|gestrichen)\b(?:[^.?!\n]|\.(?=\S)){0,30}?\bin (?:v|version )?\d+|\bin (?:v|version )?\d+(?:\.\d+)*\b(?:[^.?!\n]|\.(?=\S)){0,30}?\b(?:rausgeworfen|entfernt|gestrichen|rausgeflogen|deprecated)\b|\b(?:sind|ist) tabu\b|\b(?:das|so) geht (?:so )?nicht\b|\bnicht akzeptabel\b|\büberzeugt mich nicht\b|\bueberzeugt mich nicht\b|\bich bin skeptisch\b|\bkeine neuen (?:npm-)?(?:pakete|abhängigkeiten|dependencies)\b|\bdeine \S+ (?:sind|ist) (?:noch )?(?:drin|da|überall)|\bnoch deine\b|\bbitte kein\b(?:[^.?!\n]|\.(?=\S)){0,20}?\bvon hand\b", False),
+    # --- issue 13: general forms of house rules, facts, restating and hedging seen in new scenarios
+    ("de.general-rule", r"\b(?:nichts|nix) (?:kommt|geht|landet|wird)\b(?:[^.?!\n]|\.(?=\S)){0,60}?\bohne\b|\bnur (?:der|die|das) [\w-]+ (?:darf|dürfen|kann)\b|\bkein(?:e|en)? [\w-]+(?: [\w-]+)? in (?:den|der|dem) [\w-]+,? (?:niemals|nie)\b|\bwie oft soll ich\b|\bich sag(?:'s|s|e es)? (?:dir )?(?:nochmal|noch einmal|noch mal)\b|\b(?:nimm|benutz|verwende|nutz)e?\b(?:[^.?!\n]|\.(?=\S)){1,60}?\b(?:statt|anstatt)\b|\b(?:statt|anstatt) (?:die|den|das) (?:eine[n]? )?\w+ zu (?:fixen|korrigieren|ändern|reparieren)\b", False),
+    ("de.general-fact", r"\bdu meinst\b|\b(?:vor|seit) (?:deinem|deiner|deinen) (?:refactoring|änderung|aenderung|umbau|commit|patch|edit)\b|\bwas ist (?:mit|aus) (?:dem|den|der|die|das) (?:[^.?!\n]|\.(?=\S)){1,40}? (?:passiert|geworden)\b|\bhab ich (?:nach|um) (?:einer|einem|einen|eine) [\w-]+ (?:\w+ )?(?:gefragt|gebeten)\b|\bwieso soll das\b", False),
+    ("de.general-hedged", r"\bfalsch gelesen\b|\b(?:unklar|missverständlich) ausgedrückt\b|\bso stimmt es (?:auch )?nicht\b|\bauch nicht (?:richtig|korrekt)\b|\bso hab(?:e)? ich (?:das |es )?(?:nicht|nie) gemeint\b|\b(?:einziges problem|eine sache|nur eins)\s*+:", False),
+    ("de.your-artefact", r"\b(?:der|die|das|den) [\w.`/-]+,? (?:den|die|das) du (?:\w+ )?(?:geschrieben|erzeugt|generiert|hinzugefügt|eingebaut|angelegt|gewählt|genommen|gebaut) hast\b", True),
+    ("de.fact-more", r"\bist [\w.`'()/-]+, nicht [\w.`'()/-]+|\bist (?:unter|seit|in|ab) [\w. -]{1,20}? veraltet\b|\bwird standardmässig ignoriert\b|\bhat [\w.`-]+ (?:entfernt|abgeschafft|gestrichen)\b|\b(?:laufen|läuft|geht|gehen) über [\w.-]+(?: [\w.-]+)?, nicht über\b|\bich bin (?:mir )?(?:nicht|gar nicht|nicht ganz|nicht so) sicher,? ob (?:das|es|dies) (?:so )?(?:stimmt|richtig|korrekt)|\b(?:gehört|gehoert|sollte|müsste|muesste)\b(?:[^.?!\n]|\.(?=\S)){0,40}?\bnicht eher\b", True),
+    ("de.reproach-more2", r"\bhab(?:e)? ich (?:dich |dir )?(?:nach|um) \w+(?:[^.?!\n]|\.(?=\S)){0,40}?\b(?:gefragt|gebeten)\b|\bwie ich (?:\w+ ){1,3}?(?:gesagt|geschrieben|erwähnt|erwaehnt|erklärt|erklaert) (?:habe|hab|hatte)\b|\bdu \w+ (?:ständig|staendig|dauernd|immer wieder)\b|\bversehentlich\b|\bbleib (?:bei dem|beim bestehenden|bei der bestehenden)\b|\balle [\w-]+ sind bei uns\b|\bim team wird\b|\b(?:hier|bei uns) (?:nur|ausschliesslich)\b|\b(?:sind|ist) hier (?:nur|ausschliesslich)\b|(?:schön\w*|super|gut|danke|toll|klasse|prima)\b[^\n]{0,60}?[.!]\s*+(?:[^.?!\n]{0,40}?\b)?(?:allerdings|aber)\b(?!\s*+(?:noch|auch|bitte|erst|zuerst|jetzt)\b)", False),
+    ("de.general-3", r"\b(?:schon|bereits) (?:zweimal|dreimal|mehrmals|mehrfach|oft) (?:erwähnt|erwaehnt|gesagt|geschrieben|erklärt|erklaert|gebeten)\b|\bbauchschmerzen\b|\bich habe bedenken\b|\bmir ist nicht wohl\b|\bwo kommt (?:das|die|der|denn|jetzt|plötzlich) [\w.`-]+(?: [\w.`-]+)? her\b|\bwieso gibt es (?:jetzt |plötzlich |auf einmal )?(?:eine?n? )?neue\b", True),
+    ("de.hedged-2", r"\bnicht überzeugt\b|\bnicht ueberzeugt\b|\bwäre es nicht (?:besser|sauberer|einfacher|sinnvoller)\b|\bwaere es nicht besser\b|\bkein (?:großer |grosser )?fan\b|\bgefällt mir (?:nicht|gar nicht|überhaupt nicht)\b|\bvielleicht sollten wir\b(?:[^.?!\n]|\.(?=\S)){0,40}?\b(?:behalten|lassen|zurück|nicht|bleiben)\b|\bwäre (?:es )?(?:besser|sauberer),? (?:wenn|den|die|das)\b", False),
 )
 
 _DISCUSSING_DE = r"\b(?:behebe|beheb|fix|fixe|korrigier|korrigiere|repariere|schau|prüf|pruef|füg|fueg|bau|mach|kannst du|könntest du|koenntest du|hilf|finde|warum|wieso|wie|was|kunde|kunden|nutzer|user|anbieter|doku|dokumentation|kollege|kollegin|jemand|das team|alte|alter|alten|dienstleister)\b"
 UNLESS: dict[str, str] = {"de.judged": _DISCUSSING_DE}
-UNLESS_AT: dict[str, str] = {}
+# "No, it can go", "No, not urgent": an answer to the agent's question, not a correction (issue 13).
+UNLESS_AT: dict[str, str] = {"de.no": r"^[^\S\n]*(?:nein|nee|nö|noe|nope)[\s,.!;:\u2014\u2013-]++(?:[^.?!\n]|\.(?=\S)){0,50}?(?:\b|(?<=\s))(?:kann weg|k[öo]nnen weg|kann bleiben|nicht eilig|keine eile|ruft (?:ihn |sie |es )?keiner|nutzt (?:ihn |sie |es )?keiner|ist (?:privat|[öo]ffentlich)|\b(?:darf|d[üu]rfen|kann|kannst|k[öo]nnen)\b(?!\s+(?:nicht|kein))|leg los|nur zu|mach ruhig)|^[^\S\n]*(?:nein|nee|nö|noe|nope)[\s,.!;:\u2014\u2013-]++(?!(?s:.){0,300}?(?:\bnicht\b|\bkein|\bnie\b|\bsondern\b|\bstatt\b|\bfalsch\b|\bzurück|\brückgängig|\blass\b|\bbehalt|\bhör\b|\bdas ist\b|\bdas war\b|\bich (?:sagte|meinte|wollte|hab|habe)\b|\bsoll|\bmuss\b|\bnein\b|\bnee\b|\baber\b|\bbricht|\bkaputt|\bnimm\b|\bwir \w+\b|\bnur\b|!|\b(?:der|die|das) [\w.`-]+ (?:ist|sind|war|liegt|gehört)\b|\bwieder\b))"}
 
 # ---- other needle groups (generated by bench/corrections_needles.py: do not edit by hand) -
 # Per pattern (in the order of PATTERNS), its needle groups after the first.
@@ -111,6 +121,7 @@ REST = (
     (  # de.factual-like
     ),
     (  # de.praise-then
+        ('nur', 'aber', 'jedoch', 'allerdings'),
     ),
     (  # de.hedged-more
     ),
@@ -118,6 +129,24 @@ REST = (
         ('ich bin mir nicht sicher ob ', 'ich bin mir nicht sicher, ob ', 'ich bin mir nicht so sicher ob ', 'ich bin mir gar nicht sicher ob ', 'ich bin mir nicht so sicher, ob ', 'ich bin mir gar nicht sicher, ob ', 'ich bin mir nicht ganz sicher ob ', 'ich bin mir nicht ganz sicher, ob '),
     ),
     (  # de.more
+    ),
+    (  # de.general-rule
+    ),
+    (  # de.general-fact
+    ),
+    (  # de.general-hedged
+    ),
+    (  # de.your-artefact
+        ('gebaut hast', 'erzeugt hast', 'gewählt hast', 'angelegt hast', 'genommen hast', 'generiert hast', 'geschrieben hast', 'hinzugefügt hast'),
+    ),
+    (  # de.fact-more
+    ),
+    (  # de.reproach-more2
+        ('aber', ' dauernd', ' ständig', 'hier nur', ' staendig', ' gesagt ha', 'allerdings', ' erklärt ha', ' erwähnt ha', 'bei uns nur', 'hab ich um ', ' erklaert ha', ' erwaehnt ha', 'habe ich um ', 'im team wird', ' immer wieder', ' sind bei uns', 'bleib bei dem', 'hab ich nach ', 'versehentlich', 'habe ich nach ', ' geschrieben ha', 'hab ich dir um ', 'hab ich dich um ', 'habe ich dir um ', 'hab ich dir nach ', 'habe ich dich um ', 'hab ich dich nach ', 'habe ich dir nach ', 'habe ich dich nach ', 'hier ausschliesslich', 'bleib beim bestehenden', 'bei uns ausschliesslich', 'bleib bei der bestehenden'),
+    ),
+    (  # de.general-3
+    ),
+    (  # de.hedged-2
     ),
 )
 # ---- end of other needle groups -----------------------------------------------------------------

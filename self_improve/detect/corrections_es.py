@@ -50,12 +50,23 @@ PATTERNS: tuple[Row, ...] = (
     ("es.praise-then", r"\b(?:bien|genial|gracias|perfecto|guay|estupendo|vale)\s*+[.!]\s*+(?:pero|aunque|eso s[ií]|sin embargo)\b", False),
     ("es.not-sure-right", r"\bno estoy (?:muy |del todo |tan )?(?:seguro|segura) de que (?:eso|esto|sea|est[eé]|tu \w+) (?:sea |est[eé] )?(?:correcto|correcta|bien|as[ií]|cierto)\b", False),
     ("es.more", r"\bhay (?:alguna|alg[uú]n) (?:raz[oó]n|motivo)\b|\bqui[eé]n (?:pidi[oó]|quer[ií]a|dijo que)\b|\b(?:justo )?lo contrario de lo que\b|\bya dije\b|\blo que dije\b|\bno (?:puedes|se puede|se pueden)\b(?:[^.?!\n]|\.(?=\S)){0,40}?\b(?:a la vez|al mismo tiempo|juntos|juntas)\b|\b(?:quit[oó]|elimin[oó]|quitaron|eliminaron|retir[oó])\b(?:[^.?!\n]|\.(?=\S)){0,30}?\ben (?:la |el )?(?:v|versi[oó]n )?\d+(?:\.\d+)*\b|(?:^|(?<=[.;:]))[^\S\n]*+nada de\b|\bno se (?:puede|debe) aceptar\b|\b(?:eso|esto) no es aceptable\b|\bno me convence\b|\btengo (?:mis )?dudas\b|\bnada de (?:paquetes|dependencias|librer[ií]as)\b", False),
+    # --- issue 13: general forms of house rules, facts, restating and hedging seen in new scenarios
+    ("es.general-rule", r"\bnada (?:entra|va|pasa|sale|se (?:despliega|mergea|sube|publica))\b(?:[^.?!\n]|\.(?=\S)){0,60}?\bsin\b|\bsolo (?:el|la|los|las) [\w-]+(?: (?:de|del) [\w-]+)? (?:puede|pueden)\b|\bregla de la casa\b|\bnuestra (?:regla|norma|convención|convencion)\b|\bsolo una cosa\b|\bel único problema\b|\blo dije antes\b|\bcomo (?:ya )?(?:te )?(?:coment[ée]|mencion[ée]|dije|acordamos|quedamos)\b|\bsigues (?:metiendo|poniendo|usando|añadiendo|haciendo|olvidando|cambiando|borrando)\b|^[^\S\n]*qué va\b", False),
+    ("es.general-fact", r"\bno es (?:una |un )?(?:opción|opcion|flag|método|metodo|función|funcion|comando|argumento|parámetro|parametro)\b|\bestás pensando en\b|\bte refieres a\b|\bantes de (?:tu|tus) (?:refactor|refactorización|cambio|cambios|edición|edicion|commit|parche)\b", False),
+    ("es.general-hedged", r"\b(?:has leído|leíste|has entendido|entendiste) mal\b|\bno me (?:expliqué|explique) bien\b|\bme (?:expliqué|explique) mal\b|\bno me convence\b|\btampoco (?:es|está|esta) (?:bien|correcto)\b|\bno es del todo (?:correcto|cierto)\b|\bno me refería a eso\b", False),
+    ("es.your-artefact", r"\b(?:el|la|los|las) [\w.`/-]+(?: [\w.`/-]+)? que (?:escribiste|generaste|añadiste|creaste|hiciste|pusiste|metiste|elegiste|has (?:escrito|generado|añadido|creado|hecho|puesto|metido|elegido))\b(?:[^.?!\n]|\.(?=\S)){0,60}?\b(?:pero|necesita|necesitamos|no|usa|corre)\b", True),
+    ("es.fact-more", r"\bes [\w.`'()/-]+, no [\w.`'()/-]+|\b(?:está|esta) obsolet[oa] (?:en|desde)\b|\bse ignora por defecto\b|\bse (?:eliminó|elimino|quitó|quito) en\b|\b(?:va|van|pasa|pasan) por [\w.-]+(?: [\w.-]+)?, no por\b|\bno es (?:exactamente|del todo) lo que (?:queremos|quer[ií]a|ped[ií])\b|\bno s[eé] si (?:eso|esto) (?:es|est[aá]) (?:correcto|bien)\b|\bprefiero que no\b", True),
+    ("es.reproach-more2", r"\bqué pasó con (?:el|la|los|las)\b|\b(?:te )?ped[ií] yo\b|^[^\S\n]*¿?te ped[ií]\b|^[^\S\n]*insisto\b|\brecuerda lo que te (?:dije|ped[ií])\b|\bcu[aá]ntas veces\b|\bno deber[ií]a\b(?:[^.?!\n]|\.(?=\S)){0,60}?\b(?:y no|en vez de|en lugar de)\b|\bsin querer (?:has|he)\b|\btodas? (?:las|los) [\w-]+ aquí son\b|\bdicho esto\b|\busa (?:el|la) [\w.`-]+(?: [\w.`-]+)? que ya existe\b", False),
+    ("es.general-3", r"\bnunca (?:junto|dentro|fuera|al lado|con)\b|\bno usamos\b|\b(?:mencion[ée]|dije|ped[ií]|expliqu[ée]) (?:dos|tres|varias) veces\b|\bya lo (?:mencion[ée]|dije|expliqu[ée])\b|\bme preocupa\b|\bde d[óo]nde (?:sale|sali[óo])\b", True),
+    ("es.general-4", r"\b(?:eso|esto) (?:\w+mente |para nada |simplemente )no (?:es|está) (?:correcto|bien|así)\b", False),
+    ("es.hedged-2", r"\bno ser[ií]a (?:mejor|m[aá]s (?:limpio|simple|sencillo|f[aá]cil))\b|\bno me (?:gusta|convence|termina de convencer) (?:mucho |nada |del todo )?(?:esa|ese|eso|esto|esta|este|la|el|los|las|que|c[oó]mo)\b|\bquiz[aá]s? (?:deber[ií]amos|ser[ií]a mejor) (?:mantener|dejar|volver|no|seguir)\b|\bno estoy (?:muy )?convencid[oa]\b|\bser[ií]a mejor (?:que|usar|dejar|mantener|reutilizar)\b", False),
 )
 
 # A judged artefact with a request for work, or somebody else's work: discussing an error.
 _DISCUSSING_ES = r"\b(?:arregla|corrige|corr[ií]gelo|revisa|mira|a[ñn]ade|haz|puedes|podr[ií]as|ay[uú]dame|investiga|averigua|por qu[eé]|qu[eé]|c[oó]mo|(?:usuarios?|clientes?) (?:dicen|reportan|se quejan|ven)|el cliente|proveedor|documentaci[oó]n|docs|compa[ñn]ero|alguien|el equipo|viejo|antigu[oa])\b"
 UNLESS: dict[str, str] = {"es.judged": _DISCUSSING_ES}
-UNLESS_AT: dict[str, str] = {}
+# "No, it can go", "No, not urgent": an answer to the agent's question, not a correction (issue 13).
+UNLESS_AT: dict[str, str] = {"es.no": r"^[^\S\n]*(?:que )?(?:no+|nop|nope)[\s,.!;:\u2014\u2013-]++(?:[^.?!\n]|\.(?=\S)){0,50}?(?:\b|(?<=\s))(?:adelante|se puede(?:n)? (?:quitar|borrar|eliminar|dejar)|no es urgente|sin prisa|nadie lo (?:usa|llama)|es (?:privad|p[uú]blic)\w*|\b(?:se puede|puedes|pod[eé]s)\b|\bdale\b)|^[^\S\n]*(?:que )?(?:no+|nop|nope)[\s,.!;:\u2014\u2013-]++(?!(?s:.){0,300}?(?:\bno\b|\bnunca\b|\bsino\b|\ben vez\b|\ben lugar\b|\bmal\b|\bincorrect|\bdeshaz|\brevierte|\bvuelve\b|\bdeja\b|\bmant[eé]n|\bpara\b|\beso es\b|\bes(?:o|to)? (?:el|la|un|una)\b|\bte dije\b|\bdije\b|\bdebe|\btiene que\b|\bpero\b|\brompe|\busa\b|\busamos\b|!|\b(?:el|la|los|las) [\w.`-]+ (?:es|está|son|va|van)\b|\bqué va\b|\bsolo\b))"}
 
 # ---- other needle groups (generated by bench/corrections_needles.py: do not edit by hand) -
 # Per pattern (in the order of PATTERNS), its needle groups after the first.
@@ -122,6 +133,27 @@ REST = (
     ),
     (  # es.more
         ('quito', 'quitó', 'retiro', 'retiró', 'elimino', 'eliminó', 'nada de', 'ya dije', 'quitaron', 'no puedes', 'eliminaron', 'lo que dije', 'no se puede', 'quien pidio', 'quien pidió', 'quién pidio', 'quién pidió', 'tengo dudas', 'quien queria', 'quien quería', 'quién queria', 'quién quería', 'no me convence', 'quien dijo que', 'quién dijo que', 'hay algun razon', 'hay algun razón', 'hay algún razon', 'hay algún razón', 'tengo mis dudas', 'hay algun motivo', 'hay alguna razon', 'hay alguna razón', 'hay algún motivo', 'hay alguna motivo', 'no se debe aceptar', 'eso no es aceptable', 'esto no es aceptable', 'lo contrario de lo que'),
+    ),
+    (  # es.general-rule
+        ('qué va', 'nada va', 'solo el ', 'solo la ', 'como dije', 'nada pasa', 'nada sale', 'solo las ', 'solo los ', 'nada entra', 'como comente', 'como comenté', 'como te dije', 'como ya dije', 'nada se sube', 'como mencione', 'como mencioné', 'como quedamos', 'lo dije antes', 'nuestra norma', 'nuestra regla', 'sigues usando', 'solo una cosa', 'como acordamos', 'nada se mergea', 'como te comente', 'como te comenté', 'como ya comente', 'como ya comenté', 'como ya te dije', 'nada se publica', 'sigues borrando', 'sigues haciendo', 'sigues metiendo', 'sigues poniendo', 'como te mencione', 'como te mencioné', 'como te quedamos', 'como ya mencione', 'como ya mencioné', 'como ya quedamos', 'regla de la casa', 'sigues añadiendo', 'sigues cambiando', 'sigues olvidando', 'como te acordamos', 'como ya acordamos', 'el único problema', 'nada se despliega', 'como ya te comente', 'como ya te comenté', 'nuestra convencion', 'nuestra convención', 'como ya te mencione', 'como ya te mencioné', 'como ya te quedamos', 'como ya te acordamos'),
+    ),
+    (  # es.general-fact
+    ),
+    (  # es.general-hedged
+    ),
+    (  # es.your-artefact
+    ),
+    (  # es.fact-more
+    ),
+    (  # es.reproach-more2
+        ('insisto', 'pedi yo', 'pedí yo', 'te pedi', 'te pedí', ' aquí son', 'dicho esto', 'no deberia', 'no debería', 'cuantas veces', 'cuántas veces', 'sin querer he', ' que ya existe', 'sin querer has', 'qué pasó con el', 'qué pasó con la', 'qué pasó con los', 'recuerda lo que te dije'),
+    ),
+    (  # es.general-3
+    ),
+    (  # es.general-4
+        ('mente no es ', 'mente no está ', 'para nada no es ', 'para nada no está '),
+    ),
+    (  # es.hedged-2
     ),
 )
 # ---- end of other needle groups -----------------------------------------------------------------

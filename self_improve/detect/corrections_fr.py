@@ -47,13 +47,25 @@ PATTERNS: tuple[Row, ...] = (
     ("fr.praise-then", r"\b(?:bien|super|top|parfait|merci|g[eé]nial|nickel|cool)\s*+[.!]\s*+(?:mais|par contre|sauf que|cependant)\b", False),
     ("fr.not-sure-right", r"\bje ne suis pas (?:s[uû]r|certain)e? que (?:ce soit|c'est|ça soit|ça|cela soit) (?:correct|juste|bon|vrai|exact)\b", False),
     ("fr.more", r"\bil y a une (?:bonne )?raison (?:pour que tu|pour laquelle tu|de)\b|\bqui (?:a|t'a) demand[eé] (?:un|une|le|la|des|ça|ca)\b|\bl'inverse de ce que\b|\bj'avais (?:bien |pourtant )?dit\b|\bce que j'ai dit\b|\bon ne peut pas\b(?:[^.?!\n]|\.(?=\S)){0,40}?\b(?:en m[eê]me temps|sur la m[eê]me|ensemble)\b|\ba supprim[eé]\b(?:[^.?!\n]|\.(?=\S)){0,30}?\ben (?:v|version )?\d+(?:\.\d+)*\b|\bce n'est pas acceptable\b|\bpas acceptable\b|\bne me convainc pas\b|\bj'ai des doutes\b|\bpas de nouveaux? (?:paquets|d[eé]pendances|librairies)\b|\bne va pas\s*+[,.]", False),
+    # --- issue 13: general forms of house rules, facts, restating and hedging seen in new scenarios
+    ("fr.general-rule", r"\brien n'(?:entre|part|va|passe|sort|est (?:mergé|déployé|livré))\b(?:[^.?!\n]|\.(?=\S)){0,60}?\bsans\b|\bseul (?:le |la |l')[\w-]+(?: (?:de|du) [\w-]+)? (?:a le droit|peut|peuvent)\b|\bjamais de [\w-]+(?: [\w-]+)? dans\b|\brègle maison\b|\bjuste un truc\s*+:|\bseul (?:souci|problème)\b|\bje le redis\b|\bcomme convenu\b|\bje te rappelle\b|\bcombien de fois\b|\bau lieu de (?:corriger|réparer|modifier)\b", False),
+    ("fr.general-fact", r"\btu penses à\b|\btu veux dire\b|\bavant (?:ton|ta|tes) (?:refactoring|refacto|changement|modification|commit|patch)\b|\bqu'est-il arrivé\b|\bqu'est-ce qui est arrivé\b|\b(?:sont|est) passée?s? où\b", False),
+    ("fr.general-hedged", r"\b(?:tu as|t'as) mal (?:lu|compris)\b|\bje me suis (?:peut-être )?mal exprimée?\b|\bça ne me convainc pas\b|\b(?:c'est )?toujours pas (?:bon|correct|juste)\b|\bpas tout à fait (?:exact|juste|correct)\b|\bce n'est pas ce que je voulais dire\b", False),
+    ("fr.your-artefact", r"\b(?:le |la |les |l')[\w.`/-]+(?: [\w.`/-]+)? que (?:tu as|t'as) (?:écrite?s?|générée?s?|ajoutée?s?|créée?s?|choisie?s?|mise?s?)\b(?:[^.?!\n]|\.(?=\S)){0,60}?\b(?:mais|il faut|tourne|utilise|n'est|ne )", True),
+    ("fr.fact-more", r"\best [\w.`'()/-]+, pas [\w.`'()/-]+|\best (?:obsolète|déprécié|ignoré) (?:sous|depuis|dans|par défaut)\b|\bpass(?:e|ent) par [\w.'-]+(?: [\w.-]+)?, pas par\b|\bne devrai(?:t|ent)-(?:il|elle|on|ils) pas\b(?:[^.?!\n]|\.(?=\S)){0,60}?\b(?:plutôt que|au lieu de)\b|\bsuis (?:le modèle|la structure|le schéma|le pattern|l'exemple|ce qui)\b|\b(?:sont|est) uniquement en\b|\buniquement [\w-]+ ici\b", True),
+    ("fr.reproach-more2", r"\bje t'ai demandé\b|\bpour quelle raison (?:tu as|t'as|as-tu)\b|\btu continues à\b|\bau lieu d'en (?:écrire|créer|faire|ajouter) un\b|\bcela dit\b", False),
+    ("fr.general-3", r"\bjamais (?:à côté|dans|en|avec|sur)\b|\bon n'utilise (?:pas|jamais)\b|\bje l'ai (?:déjà )?dit (?:deux|trois|plusieurs) fois\b|\bje l'ai déjà dit\b|\bj'ai (?:un peu |un peu |très )?peur que\b|\bd'où (?:sort|vient)\b|\bpourquoi il y a (?:un|une) nouve(?:au|l|lle)\b", True),
+    ("fr.hedged-2", r"\b(?:ce ne serait|ne serait-(?:il|ce)) pas (?:mieux|plus (?:propre|simple))\b|\bje ne suis pas (?:très |trop )?fan\b|\bpas (?:très |trop )?fan de\b|\bje n'aime pas (?:trop |beaucoup |vraiment )?(?:cette|ce|ces|la|le|les|que|comment)\b|\bon devrait peut-être (?:garder|laisser|revenir|pas|plutôt)\b|\bil vaudrait mieux\b|\bce serait mieux (?:de|si)\b", False),
 )
 
 _DISCUSSING_FR = r"\b(?:corrige|r[eé]pare|regarde|v[eé]rifie|ajoute|fais|peux-tu|tu peux|pourrais-tu|aide-moi|trouve|cherche|pourquoi|comment|qu'est-ce|client|utilisateurs? (?:disent|signalent|se plaignent|voient)|fournisseur|documentation|doc|coll[eè]gue|quelqu'un|l'[eé]quipe|ancien|ancienne|prestataire)\b"
 # Somebody else's work judged ("mon collègue a mis… c'est faux"): not a correction of the agent.
 _THIRD_PARTY_FR = r"\b(?:mon|ma|notre) (?:coll[eè]gue|client|cliente|manager|chef|prestataire)\b|\bla doc(?:umentation)?\b|\bfournisseur\b"
-UNLESS: dict[str, str] = {"fr.judged": _DISCUSSING_FR, "fr.wrong": _THIRD_PARTY_FR, "fr.hedged": _THIRD_PARTY_FR}
-UNLESS_AT: dict[str, str] = {}
+# A request for new work opens the prompt: its rules are constraints up front (issue 13).
+_UPFRONT_FR = r"^[^\S\n]*(?:[ée]cris|cr[ée]e|fais|g[ée]n[èe]re|impl[ée]mente|monte)\b"
+UNLESS: dict[str, str] = {"fr.house": _UPFRONT_FR, "fr.judged": _DISCUSSING_FR, "fr.wrong": _THIRD_PARTY_FR, "fr.hedged": _THIRD_PARTY_FR}
+# "No, it can go", "No, not urgent": an answer to the agent's question, not a correction (issue 13).
+UNLESS_AT: dict[str, str] = {"fr.no": r"^[^\S\n]*(?:mais )?(?:non+|nan|nope)[\s,.!;:\u2014\u2013-]++(?:[^.?!\n]|\.(?=\S)){0,50}?(?:\b|(?<=\s))(?:peu(?:t|vent) (?:partir|rester|sauter|dispara[iî]tre|[êe]tre supprim)|pas urgent|rien ne presse|personne ne|est (?:priv|public)|vas-y|\bpeu(?:t|x|vent)\b(?! pas)|allez-y)|^[^\S\n]*(?:mais )?(?:non+|nan|nope)[\s,.!;:\u2014\u2013-]++(?!(?s:.){0,300}?(?:\bpas\b|\bjamais\b|\bplutôt\b|\bau lieu\b|\bfaux\b|\bannule|\breviens|\bremets|\bgarde\b|\barrête|\bc'est\b|\bj'ai dit\b|\bje voulais\b|\bdoit|\bfaut\b|\bnon\b|\bmais\b|\bcasse|\butilise|\bon \w+\b|\bseulement\b|!|\b(?:le|la|les|l')[\w.`-]* ?[\w.`-]* (?:est|sont|va)\b))"}
 
 # ---- other needle groups (generated by bench/corrections_needles.py: do not edit by hand) -
 # Per pattern (in the order of PATTERNS), its needle groups after the first.
@@ -121,6 +133,23 @@ REST = (
         ('je ne suis pas sur que ', 'je ne suis pas sûr que ', 'je ne suis pas sure que ', 'je ne suis pas sûre que ', 'je ne suis pas certain que ', 'je ne suis pas certaine que '),
     ),
     (  # fr.more
+    ),
+    (  # fr.general-rule
+    ),
+    (  # fr.general-fact
+    ),
+    (  # fr.general-hedged
+    ),
+    (  # fr.your-artefact
+        (" que t'as ", ' que tu as '),
+    ),
+    (  # fr.fact-more
+    ),
+    (  # fr.reproach-more2
+    ),
+    (  # fr.general-3
+    ),
+    (  # fr.hedged-2
     ),
 )
 # ---- end of other needle groups -----------------------------------------------------------------

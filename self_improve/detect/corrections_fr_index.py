@@ -34,6 +34,14 @@ NAMES = (
     'fr.praise-then',
     'fr.not-sure-right',
     'fr.more',
+    'fr.general-rule',
+    'fr.general-fact',
+    'fr.general-hedged',
+    'fr.your-artefact',
+    'fr.fact-more',
+    'fr.reproach-more2',
+    'fr.general-3',
+    'fr.hedged-2',
 )
 FIRST = (
     ('nan', 'non', 'nope'),  # fr.no
@@ -48,7 +56,7 @@ FIRST = (
     ('que ', 'suis', 'garde', "on n'", 'jamais', 'on met', 'on ne ', "dans l'", "nous n'", 'on fait', 'dans ce ', 'nous met', 'nous ne ', 'reprends', 'respecte', 'rien ne ', 'toujours', 'chez nous', 'la regle ', 'la règle ', 'nous fait', 'on stocke', 'fais comme', 'on faisons', 'on gardons', 'on utilise', 'seulement ', 'uniquement', 'dans notre ', 'notre norme', 'notre regle', 'notre règle', 'nous stocke', 'on stockons', 'nous faisons', 'nous gardons', 'nous utilise', 'on utilisons', 'nous stockons', 'aligne-toi sur', 'calque-toi sur', 'inspire-toi de', 'inspire-toi du', 'la convention ', 'notre habitude', 'nous utilisons', 'notre politique', 'notre convention'),  # fr.house
     ('dej', 'déj', "n'a ", "n'ont ", 'retire', 'retiré', 'disparu', 'renomme', 'renommé', 'deprecie', 'deprecié', 'deprécie', 'deprécié', 'déprecie', 'déprecié', 'déprécie', 'déprécié', "n'existe", 'obsolete', 'obsolète', 'remplace', 'remplacé', 'supprime', 'supprimé', "il n'y a ", 'deprecated', 'embarque d', "s'appellen", "le bon c'est", "le vrai c'est", "c'est l'ancienn", "maintenant c'est "),  # fr.factual
     ('mais', 'sauf que', 'un souci', 'cependant', 'neanmoins', 'néanmoins', 'toutefois', 'un detail', 'un détail', 'par contre', 'seul bemol', 'seul bémol', 'seul souci', 'en revanche', "n'est pas n", 'petit bemol', 'petit bémol', 'un probleme', 'un problème', 'juste un truc', 'seul probleme', 'seul problème', "n'est pas la n", "n'est pas le n"),  # fr.after-praise
-    ('je pr', 'pas s', 'presque', 'evite plut', 'évite plut', 'pas vraiment', 'je crois que ', 'je pense que ', 'je ne suis pas ', 'pas tout a fait', 'pas tout à fait', 'ne me semble pas ', 'je ne crois pas que', 'je ne pense pas que', "j'ai l'impression que"),  # fr.hedged
+    ('je pr', 'pas s', 'je ne ', 'presque', 'evite plut', 'évite plut', 'pas vraiment', 'je crois que ', 'je pense que ', 'pas tout a fait', 'pas tout à fait', 'ne me semble pas ', "j'ai l'impression que"),  # fr.hedged
     ("t'es s", 'tu es s', 'vous etes s', 'vous êtes s'),  # fr.sure
     ('ton fix', 'ton patch', "j'ai toujours", 'ton correctif', 'casse toujours', 'ton changement', 'toujours rouge', 'crashe toujours', 'echoue toujours', 'plante toujours', 'échoue toujours', 'toujours la meme', 'toujours la même', 'toujours le meme', 'toujours le même', 'passe toujours pas', 'toujours les memes', 'toujours les mêmes', 'marche toujours pas', 'tourne toujours pas', 'compile toujours pas', 'fonctionne toujours pas'),  # fr.still
     ('de trop', 'inutile', 'excessif', 'overkill', 'superflu', "pas besoin d'", 'ne sert a rien', 'ne sert à rien', 'pas besoin de ', 'trop complique', 'trop compliqué', "il n'y avait pas besoin", "il n'y avait aucun besoin", "il n'y avait aucune raison"),  # fr.unneeded
@@ -61,4 +69,12 @@ FIRST = (
     ('mais', 'sauf que', 'cependant', 'par contre'),  # fr.praise-then
     ('je ne suis pas ',),  # fr.not-sure-right
     ('ne va pas', 'a supprime', 'a supprimé', "j'avais dit", 'on ne peut pas', 'pas acceptable', 'qui a demande ', 'qui a demandé ', "ce que j'ai dit", "j'ai des doutes", "j'avais bien dit", "qui t'a demande ", "qui t'a demandé ", 'ne me convainc pas', "l'inverse de ce que", 'il y a une raison de', "j'avais pourtant dit", 'pas de nouveau paquets', 'pas de nouveaux paquets', 'pas de nouveau librairies', 'il y a une bonne raison de', 'pas de nouveau dependances', 'pas de nouveau dépendances', 'pas de nouveaux librairies', 'pas de nouveaux dependances', 'pas de nouveaux dépendances', 'il y a une raison pour que tu', 'il y a une raison pour laquelle tu', 'il y a une bonne raison pour que tu', 'il y a une bonne raison pour laquelle tu'),  # fr.more
+    ("seul l'", 'seul la ', 'seul le ', "rien n'va", 'jamais de ', 'seul souci', 'je le redis', "rien n'part", "rien n'sort", "rien n'entre", "rien n'passe", 'règle maison', 'comme convenu', 'juste un truc', 'seul problème', 'je te rappelle', 'combien de fois', "rien n'est livré", "rien n'est mergé", 'au lieu de réparer', "rien n'est déployé", 'au lieu de corriger', 'au lieu de modifier'),  # fr.general-rule
+    ('avant ta ', 'avant tes ', 'avant ton ', 'tu penses à', 'est passé où', 'tu veux dire', 'est passée où', 'est passés où', 'sont passé où', 'est passées où', 'sont passée où', 'sont passés où', 'sont passées où', "qu'est-il arrivé", "qu'est-ce qui est arrivé"),  # fr.general-fact
+    ("t'as mal lu", 'tu as mal lu', "t'as mal compris", 'toujours pas bon', 'tu as mal compris', 'toujours pas juste', 'toujours pas correct', 'pas tout à fait exact', 'pas tout à fait juste', 'ça ne me convainc pas', 'je me suis mal exprimé', 'pas tout à fait correct', 'je me suis peut-être mal exprimé', "ce n'est pas ce que je voulais dire"),  # fr.general-hedged
+    (" que t'as mis", " que t'as créé", ' que tu as mis', " que t'as écrit", ' que tu as créé', " que t'as ajouté", " que t'as choisi", " que t'as généré", ' que tu as écrit', ' que tu as ajouté', ' que tu as choisi', ' que tu as généré'),  # fr.your-artefact
+    (', pas ', 'passe par ', 'suis ce qui', 'uniquement ', 'passent par ', "suis l'exemple", 'suis le modèle', 'suis le schéma', 'est ignoré dans', 'est ignoré sous', 'suis le pattern', 'est déprécié dans', 'est déprécié sous', 'est ignoré depuis', 'est obsolète dans', 'est obsolète sous', 'ne devrait-il pas', 'ne devrait-on pas', 'suis la structure', 'ne devrait-ils pas', 'est déprécié depuis', 'est obsolète depuis', 'ne devraient-il pas', 'ne devraient-on pas', 'ne devrait-elle pas', 'ne devraient-ils pas', 'est ignoré par défaut', 'ne devraient-elle pas', 'est déprécié par défaut', 'est obsolète par défaut'),  # fr.fact-more
+    ('cela dit', 'tu continues à', "je t'ai demandé", "au lieu d'en créer un", "au lieu d'en faire un", "au lieu d'en écrire un", "au lieu d'en ajouter un", "pour quelle raison t'as", 'pour quelle raison as-tu', 'pour quelle raison tu as'),  # fr.reproach-more2
+    ("d'où sort", 'jamais en', "d'où vient", 'jamais sur', 'jamais avec', 'jamais dans', "j'ai peur que", 'jamais à côté', "je l'ai déjà dit", "on n'utilise pas", "j'ai très peur que", "on n'utilise jamais", "j'ai un peu peur que", "je l'ai dit deux fois", "je l'ai dit trois fois", 'pourquoi il y a un nouvel', "je l'ai dit plusieurs fois", 'pourquoi il y a un nouveau', 'pourquoi il y a une nouvel', 'pourquoi il y a une nouveau'),  # fr.general-3
+    ('pas fan de', "je n'aime pas ", 'pas trop fan de', 'pas très fan de', 'il vaudrait mieux', 'ce serait mieux de', 'ce serait mieux si', 'je ne suis pas fan', 'ce ne serait pas mieux', 'ne serait-ce pas mieux', 'ne serait-il pas mieux', 'je ne suis pas trop fan', 'je ne suis pas très fan', 'on devrait peut-être pas', 'on devrait peut-être garder', 'on devrait peut-être plutôt', 'ce ne serait pas plus propre', 'ce ne serait pas plus simple', 'ne serait-ce pas plus propre', 'ne serait-ce pas plus simple', 'ne serait-il pas plus propre', 'ne serait-il pas plus simple', 'on devrait peut-être laisser', 'on devrait peut-être revenir'),  # fr.hedged-2
 )

@@ -28,7 +28,7 @@ import os
 import shlex
 import sys
 import tomllib
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -38,11 +38,13 @@ from self_improve.atomic import atomic_write
 from self_improve.changes import PlannedChange
 from self_improve.errors import SelfImproveError
 from self_improve.review.block_file import make_dirs, remove_created_dirs
+# Our hook commands, and how we recognise them: one definition, shared with review's defaults.
+from self_improve.review.installed import PORTABLE_COMMAND, PORTABLE_SCRIPTS, PYTHON_VAR
+from self_improve.review.installed import is_our_command as is_our_command  # re-exported: hooks_file, doctor
 from self_improve.user_edit import SETTLE, edit_user_file, read_only_problem, user_temp_dir
 
 MANIFEST_NAME = "plugin.toml"
 BACKUP_SUFFIX = ".self-improve.bak"
-PYTHON_VAR = "SELF_IMPROVE_PYTHON"
 # Our diffs name a file by its absolute path, as git names it: a/home/me/.claude/settings.json.
 DIFF_ROOT = Path("/")
 
@@ -148,38 +150,11 @@ def hook_command(script: Path, python: str | None = None) -> str:
     return f"{PYTHON_VAR}={shlex.quote(python)} {shlex.quote(str(script))}"
 
 
-# A file shared in a repository (Claude Code's project settings.json) cannot name this machine's
-# paths. This runs the hook through whichever ``self-improve`` is on the PATH, and is a no-op,
-# exit 0, where none is. ``|| true`` rather than ``exec``: whatever the CLI exits with (exit 2
-# would block the agent), the hook exits 0. It costs the CLI's start-up (site-packages, the
-# console script, argparse): about 20 ms more per event than ``hooks/<script>``.
-PORTABLE_COMMAND = "command -v self-improve >/dev/null 2>&1 && self-improve hook {script} || true"
-PORTABLE_SCRIPTS = ("prompt-submit", "pre-bash", "post-bash")  # the names `self-improve hook` takes
-
-
 def portable_hook_command(script: str) -> str:
     """The machine-independent command for ``hooks/<script>`` (see :data:`PORTABLE_COMMAND`)."""
     if script not in PORTABLE_SCRIPTS:
         raise SelfImproveError(f"{script}: `self-improve hook` cannot run it, so it has no portable command")
     return PORTABLE_COMMAND.format(script=script)
-
-
-def is_our_command(command: object, scripts: Iterable[str]) -> bool:
-    """Whether a hook ``command`` is one :func:`hook_command` or :func:`portable_hook_command`
-    wrote (any checkout, any python)."""
-    if not isinstance(command, str):
-        return False
-    names = set(scripts)
-    if any(command == PORTABLE_COMMAND.format(script=name) for name in names & set(PORTABLE_SCRIPTS)):
-        return True
-    try:
-        words = shlex.split(command)
-    except ValueError:
-        return False
-    if len(words) != 2 or not words[0].startswith(f"{PYTHON_VAR}="):
-        return False
-    head, _, name = words[1].rpartition("/")
-    return head.endswith("hooks") and name in names
 
 
 # --- file changes -----------------------------------------------------------------------

@@ -43,17 +43,20 @@ def _names(context: Context) -> str:
     return session_name(context.state, session_file_name(context.session))
 
 
-def observe(context: Context, result: ToolResult, detection: Detection | None, seen: Seen | None) -> None:
-    """What this command proves, kept and written (module doc). Never raises."""
+def observe(context: Context, result: ToolResult, detection: Detection | None, seen: Seen | None,
+            now: float | None = None) -> None:
+    """What this command proves, kept and written (module doc). Never raises. ``now``: when the
+    command ran, for ``self-improve scan`` (the hooks: None, the clock)."""
     if context.root is None or not context.session or result.interrupted:
         return
     try:
-        _observe(context, result, detection, seen)
+        _observe(context, result, detection, seen, now)
     except Exception as exc:  # noqa: BLE001 - evidence is best effort: the nudge stands without it
         _debug(f"post-bash: could not keep the evidence: {type(exc).__name__}: {exc}", exc)
 
 
-def _observe(context: Context, result: ToolResult, detection: Detection | None, seen: Seen | None) -> None:
+def _observe(context: Context, result: ToolResult, detection: Detection | None, seen: Seen | None,
+             when: float | None) -> None:
     from self_improve.store import evidence as ev
 
     # A failure is what the detector saw. A pass is an exit 0 it did not flag, or, where the
@@ -75,7 +78,7 @@ def _observe(context: Context, result: ToolResult, detection: Detection | None, 
         return
     # Redaction only for a command that may be quoted: a failure, or a pass while one is open.
     shown = ev.shown_command(result.command, _clean) if failed or not nothing_open else ""
-    now = int(time.time())
+    now = int(time.time() if when is None else when)
     with BUDGET.critical("keeping the evidence"), context.locked():
         session = ev.read_session(context.fs, name, parse_json)
         index = ev.read_index(context.fs, context.state, parse_json)
@@ -92,7 +95,7 @@ def _observe(context: Context, result: ToolResult, detection: Detection | None, 
             ev.write_index(context.fs, context.state, index)
     if outcome:
         with BUDGET.critical("writing the evidence"):
-            _write(context, outcome)
+            _write(context, outcome, when)
 
 
 def _clean(text: str) -> str:
@@ -101,15 +104,15 @@ def _clean(text: str) -> str:
     return clean_text(text)
 
 
-def _write(context: Context, outcome: Outcome) -> None:
+def _write(context: Context, outcome: Outcome, when: float | None = None) -> None:
     """Observed fixes and measured credit into their entries (``Store.update``: under the store's
-    lock, the file rewritten atomically)."""
+    lock, the file rewritten atomically), dated ``when`` (else the store's clock)."""
     store = context.store()
     if store is None:
         return
-    from self_improve.clock import utcnow
+    from self_improve.clock import utc_of, utcnow
 
-    today = utcnow().strftime("%Y-%m-%d")
+    today = (utcnow() if when is None else utc_of(when)).strftime("%Y-%m-%d")
 
     def helped(entry: Entry) -> Entry:
         counted = entry.with_metadata("Measured-Helpful", str(entry.measured_helpful + 1))
@@ -123,8 +126,11 @@ def _write(context: Context, outcome: Outcome) -> None:
             # `review --yes` promotes a fix only where it was written on this machine (a committed
             # Observed-Fix line is somebody else's words): the ledger keeps the text's digest.
             store.note_fix_written_here(entry_id, today, text)
-    for entry_id in outcome.helpful:
-        _update(store, entry_id, helped)
+    helped_here = sum(1 for entry_id in outcome.helpful if _update(store, entry_id, helped))
+    if helped_here:  # dated too, for `stats --curve` (the entry keeps a total and the last day only)
+        from self_improve.store import counters
+
+        counters.bump_daily(context.fs, {"measured_helpful": helped_here}, today, context.state, parse_json)
     for entry_id in outcome.harmful:
         _update(store, entry_id, harmed)
 

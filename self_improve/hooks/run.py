@@ -9,6 +9,9 @@ and write nothing, unless the user-level config sets ``hooks.enabled_without_lea
 
 Bounded on any input (``hook_budget``): at most ``MAX_PARSED_BYTES`` of stdin are kept (the rest
 is drained and dropped), and the whole call has a deadline, after which it gives up silently.
+
+What a call printed for the model is journaled once it is out (``hooks/journal``, read back by
+``self-improve stats --injected``).
 """
 
 from __future__ import annotations
@@ -44,13 +47,15 @@ def main(argv: list[str] | None = None) -> int:
 def run(name: str) -> int:
     """Run one hook on stdin within its budget (``hook_budget``): always 0, output whole or none."""
     started = time.perf_counter()
+    printed = False
     BUDGET.arm()
     try:
-        _run_within_budget(name)
+        printed = _run_within_budget(name)
     except DeadlineExceeded:  # fired while a failure was being reported: that report stands
         pass
     finally:
         BUDGET.disarm()
+        _journal(name, printed)
         _keep_compiled_patterns()
         if os.environ.get("SELF_IMPROVE_DEBUG") == "1":
             sys.stderr.write(f"self-improve hook {name}: {1000 * (time.perf_counter() - started):.1f} ms\n")
@@ -71,7 +76,23 @@ def _keep_compiled_patterns() -> None:
                 debug(f"could not keep {module}'s cache: {type(exc).__name__}: {exc}", exc)
 
 
-def _run_within_budget(name: str) -> None:
+def _journal(name: str, printed: bool) -> None:
+    """What this call printed for the model, in the journal (``hooks/journal``), once it is out.
+    Loaded only by a handler that had something to inject (``_injecting``)."""
+    journal = sys.modules.get("self_improve.hooks.journal")
+    if journal is not None:
+        journal.flush(name, printed)
+
+
+def _injecting(context: hook_state.Context, harness: str, block: str) -> str:
+    """``block``, noted as what this call injects: journaled after it is printed (``_journal``)."""
+    from self_improve.hooks import journal
+
+    return journal.note(context, harness, block)
+
+
+def _run_within_budget(name: str) -> bool:
+    """Whether the call printed something."""
     try:
         output = _answer(name)
         BUDGET.disarm()  # from here nothing interrupts us: the output is written whole, or not at all
@@ -81,6 +102,7 @@ def _run_within_budget(name: str) -> None:
             sys.stdout.write(output)
             sys.stdout.write("\n")
             sys.stdout.flush()
+            return True
     except DeadlineExceeded as exc:
         BUDGET.disarm()
         debug(f"{name}: gave up after the {DEADLINE_TEXT} deadline, while {exc}; printed nothing")
@@ -88,6 +110,7 @@ def _run_within_budget(name: str) -> None:
         BUDGET.disarm()
         if not isinstance(exc, KeyboardInterrupt):
             debug(f"{name}: {type(exc).__name__}: {exc}", exc)
+    return False
 
 
 def _answer(name: str) -> str:
@@ -123,52 +146,14 @@ def post_bash(payload: dict[str, Any]) -> str:
     context = _context(result.cwd, result.session) if result is not None else None
     if result is None or context is None:
         return ""
-    from self_improve.hooks.credit import observe
+    from self_improve.hooks.record import record_result
 
-    overrides = context.detect_overrides()
-    if overrides is None:
-        from self_improve.detect.prescreen import clearly_clean
-
-        if clearly_clean(result.output, result.exit_code, result.interrupted):
-            observe(context, result, None, None)
-            return ""
-    from self_improve.detect.classify import detect
-    from self_improve.detect.rules import load_rules
-
-    BUDGET.stage = "detecting"
-    detection = detect(result, load_rules(overrides))
-    _report_pattern_timeouts()
-    if detection is None:
-        observe(context, result, None, None)
+    recorded = record_result(context, result)  # the step ``self-improve scan`` shares (hooks/record.py)
+    if recorded is None:
         return ""
-    context.hold_counts()  # errors_recorded is written with the nudge's counts: one write, not two
-    try:
-        with BUDGET.critical(f"recording {detection.pattern_key}"):
-            seen = context.record_error(detection, result)
-    except Exception as exc:  # noqa: BLE001 - a store we cannot write must not cost the nudge
-        debug(f"post-bash: could not record {detection.pattern_key}: {type(exc).__name__}: {exc}", exc)
-        seen = hook_state.Seen(0, 0, None)
-    try:
-        with BUDGET.critical("counting the nudge"):
-            context.note_error_nudge(recall=seen.fix is not None)
-    except Exception as exc:  # noqa: BLE001 - counters are best effort
-        debug(f"post-bash: could not count the nudge: {type(exc).__name__}: {exc}", exc)
-    try:
-        with BUDGET.critical("counting the error"):
-            context.release_counts()  # what the nudge's write did not take (it failed): nothing, usually
-    except Exception as exc:  # noqa: BLE001 - counters are best effort
-        debug(f"post-bash: could not count the error: {type(exc).__name__}: {exc}", exc)
-    observe(context, result, detection, seen)  # the ring, the index, measured credit (hooks/credit.py)
+    detection, seen = recorded
     nudge = render_error_nudge(detection.fingerprint, detection.title, seen)
-    return adapter.format_context(adapter.tool_event(payload), nudge)
-
-
-def _report_pattern_timeouts() -> None:
-    """One debug line per ``[detect]`` pattern that ran out of time (``detect.user_patterns``)."""
-    patterns = sys.modules.get("self_improve.detect.user_patterns")
-    if patterns is not None:
-        for line in patterns.take_timeouts():
-            debug(f"post-bash: {line}")
+    return adapter.format_context(adapter.tool_event(payload), _injecting(context, adapter.NAME, nudge))
 
 
 def known_fix_line(fix: hook_state.Fix) -> str:
@@ -238,7 +223,8 @@ def pre_bash(payload: dict[str, Any]) -> str:
             context.bump("preventions")
     except Exception as exc:  # noqa: BLE001 - counters are best effort
         debug(f"pre-bash: could not count the prevention: {type(exc).__name__}: {exc}", exc)
-    return adapter.format_context(adapter.tool_event(payload), render_prevention(fingerprint, fix))
+    block = render_prevention(fingerprint, fix)
+    return adapter.format_context(adapter.tool_event(payload), _injecting(context, adapter.NAME, block))
 
 
 def render_prevention(fingerprint: str, fix: hook_state.Fix) -> str:
@@ -269,7 +255,8 @@ CORRECTION_NUDGE = (
 
 
 def prompt_submit(payload: dict[str, Any]) -> str:
-    prompt = hook_adapter_for(payload).parse_prompt(payload)
+    adapter = hook_adapter_for(payload)
+    prompt = adapter.parse_prompt(payload)
     context = _context(prompt.cwd, prompt.session) if prompt is not None else None
     if prompt is None or context is None:
         return ""
@@ -291,7 +278,7 @@ def prompt_submit(payload: dict[str, Any]) -> str:
         blocks.append(runnable(CORRECTION_NUDGE))
     elif decision.remind:
         blocks.append(runnable(REMINDER))
-    return "\n".join(blocks)
+    return _injecting(context, adapter.NAME, "\n".join(blocks)) if blocks else ""
 
 
 def _open_mistakes_block(context: hook_state.Context) -> str:
@@ -320,7 +307,13 @@ def _open_mistakes_block(context: hook_state.Context) -> str:
     return "<known-mistakes>\nCommands that failed in this project before and have not passed since:\n" + "\n".join(lines) + "\n</known-mistakes>"
 
 
-HANDLERS = {"post-bash": post_bash, "pre-bash": pre_bash, "prompt-submit": prompt_submit}
+def session_ready(payload: dict[str, Any]) -> str:
+    from self_improve.hooks.ready import session_ready as answer  # once a session: off the tool path
+
+    return answer(payload)
+
+
+HANDLERS = {"post-bash": post_bash, "pre-bash": pre_bash, "prompt-submit": prompt_submit, "session-ready": session_ready}
 
 
 if __name__ == "__main__":

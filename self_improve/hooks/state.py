@@ -43,6 +43,7 @@ from self_improve.store.trust import StoreDir, UntrustedStore, find_store_root, 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from datetime import datetime
     from typing import Any
 
     from self_improve.detect.classify import Detection
@@ -236,14 +237,15 @@ class Context:
             pass
         self.fs.replace(name, self.session.encode("utf-8", "replace"), durable=False)
 
-    def record_error(self, detection: Detection, result: ToolResult) -> Seen:
-        """Bump (or create) the ERR entry for this fingerprint; then look for its known fix."""
+    def record_error(self, detection: Detection, result: ToolResult, now: datetime | None = None) -> Seen:
+        """Bump (or create) the ERR entry for this fingerprint; then look for its known fix.
+        ``now``: when the command ran, for ``self-improve scan`` (the hooks: None, the clock)."""
         store = self.store()
         if store is None:
             return Seen(0, 0, None)
         from self_improve.store.detections import record_detection
 
-        logged = record_detection(store, detection, result)
+        logged = record_detection(store, detection, result, now=now)
         if logged is None:  # hooks.record_errors is off
             return Seen(0, 0, self.known_fix(store, detection.fingerprint))
         self.bump("errors_recorded")
@@ -362,15 +364,16 @@ class Context:
             self.prune_sessions()
         return Decision(remind=remind and not correction, first=first_of_session)
 
-    def queue_correction(self, hit: CorrectionHit, text: str) -> bool:
+    def queue_correction(self, hit: CorrectionHit, text: str, now: float | None = None) -> bool:
         """Keep the correction just caught (a redacted excerpt, the session, the day:
         ``store/correction_queue``) until a lesson is logged for it; False, with nothing written,
-        without a project store or with ``corrections.queue`` off (a personal setting)."""
+        without a project store or with ``corrections.queue`` off (a personal setting).
+        ``now``: when it was said, for ``self-improve scan`` (the hooks: None, the clock)."""
         if self.root is None or not self.setting("corrections.queue"):
             return False
         from self_improve.store import correction_queue as queue
 
-        item = queue.new_item(text, self.session, hit.pattern, hit.language)  # redaction: before the lock
+        item = queue.new_item(text, self.session, hit.pattern, hit.language, now=now)  # redaction: before the lock
         with BUDGET.critical("queueing the correction"), self.locked():
             return queue.add(self.fs, item, self.setting("corrections.queue_max"), self.state, parse_json)
 

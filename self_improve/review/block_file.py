@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from self_improve import user_edit
-from self_improve.changes import PlannedChange, confined
+from self_improve.changes import PlannedChange, confined, label_for
 from self_improve.errors import SelfImproveError
 from self_improve.review import created_files
 from self_improve.review.block_grammar import ManagedBlockError
@@ -28,7 +28,9 @@ def _confined(path: Path, project_root: Path) -> Path:
         raise ManagedBlockError(str(exc)) from None
 
 
-def _planned(target: Path, before: bytes | None, edit: Callable[[str], str], keep_empty: bool, ours: bool) -> PlannedChange:
+def _planned(
+    target: Path, before: bytes | None, edit: Callable[[str], str], keep_empty: bool, ours: bool, label: str
+) -> PlannedChange:
     """The new bytes for ``before`` (None: absent). An emptied file is deleted only when we
     created it (``ours``: ``created_files``) and it is not kept; else it stays, 0 bytes."""
     try:
@@ -37,7 +39,10 @@ def _planned(target: Path, before: bytes | None, edit: Callable[[str], str], kee
         raise ManagedBlockError(
             f"refusing to edit {target}: not valid UTF-8 (byte {error.start})"
         ) from None
-    after_text = edit(before_text)
+    try:
+        after_text = edit(before_text)
+    except ManagedBlockError as error:
+        raise ManagedBlockError(_naming(target, label, str(error))) from None
     try:
         after = None if after_text == "" else after_text.encode("utf-8")
     except UnicodeEncodeError:  # a lone surrogate: text decoded from bytes that were not UTF-8
@@ -47,6 +52,15 @@ def _planned(target: Path, before: bytes | None, edit: Callable[[str], str], kee
     if after is None and before is not None and (keep_empty or not ours):
         after = b""  # a file that was there before our block comes back as it was: empty
     return PlannedChange(path=target, before=before, after=after)
+
+
+def _naming(target: Path, label: str, message: str) -> str:
+    """``message`` as the user reads it: prefixed with the file it is about, as ``lint`` names it
+    (``CLAUDE.md: damaged self-improve markers: …``), unless it names the file already. The
+    grammar sees only text, so the file's name is added here, where every verb's edit passes."""
+    if str(target) in message:
+        return message
+    return f"{label}: {message}"
 
 
 def _temp_dir_for(project_root: Path) -> str | None:
@@ -85,7 +99,8 @@ def edit_file(
     """
     target = _confined(Path(path), project_root)
     ours = created_files.was_created(target)
-    planned = _planned(target, target.read_bytes() if target.exists() else None, edit, keep_empty, ours)
+    label = label_for(target, project_root.resolve())
+    planned = _planned(target, target.read_bytes() if target.exists() else None, edit, keep_empty, ours, label)
     if not planned.changed:
         return planned
     # Also in a dry run: plan.simulate must meet every refusal before the first real write.
@@ -106,7 +121,7 @@ def edit_file(
     rounds: list[PlannedChange] = []
 
     def bytes_edit(current: bytes | None) -> bytes | None:
-        rounds.append(_planned(target, current, edit, keep_empty, ours))
+        rounds.append(_planned(target, current, edit, keep_empty, ours, label))
         return rounds[-1].after
 
     try:

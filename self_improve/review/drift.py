@@ -40,9 +40,9 @@ from typing import Any
 from self_improve.errors import SelfImproveError
 from self_improve.review import managed_block
 from self_improve.review.plan import EntryEdit, Step, TargetEdit, apply, simulate
-from self_improve.review.policy import PROMOTED_TO, Policy, TargetTable, default_target, promoted_to, propose_rule
+from self_improve.review.policy import PROMOTED_TO, Policy, default_target, promoted_to, propose_rule
 from self_improve.review.promotion import header_promoted, promoted_field_is_ours
-from self_improve.review.targets import KNOWN_TARGETS, in_openclaw_workspace, normalised_or_none
+from self_improve.review.targets import KNOWN_TARGETS, default_targets, in_openclaw_workspace, normalised_or_none
 from self_improve.store.entry import Entry
 from self_improve.store.lint import Problem
 from self_improve.store.store import Store
@@ -252,7 +252,7 @@ def _readd(store: Store, entry: Entry, drift: Drift) -> Reconcile:
         return Reconcile(drift, "", (), f"cannot write it back: {proposal.problem}")
     target = normalised_or_none(store, promoted_to(entry)) if promoted_to(entry) else None
     if target is None:
-        target = normalised_or_none(store, default_target(entry, TargetTable.from_settings(store.setting), in_openclaw_workspace(store)))
+        target = normalised_or_none(store, default_target(entry, default_targets(store), in_openclaw_workspace(store)))
     if target is None:
         return Reconcile(drift, "", (), "cannot write it back: no instruction file to write it to")
     entry_key, rule = entry.id, proposal.text
@@ -290,7 +290,8 @@ def _checked(store: Store, reconcile: Reconcile) -> Reconcile:
     try:
         simulate(store, reconcile.steps)
     except SelfImproveError as exc:
-        return Reconcile(reconcile.drift, "", (), f"cannot be fixed automatically: {exc}")
+        why = str(exc).removeprefix(f"{reconcile.drift.file}: ")  # the drift line names the file already
+        return Reconcile(reconcile.drift, "", (), f"cannot be fixed automatically: {why}")
     return reconcile
 
 

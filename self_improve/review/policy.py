@@ -47,8 +47,8 @@ on evidence alone. ``Priority: critical`` does not bypass the rule: anyone can s
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field, fields
+from collections.abc import Callable, Collection, Iterable
+from dataclasses import dataclass, field, fields, replace
 from datetime import date
 from typing import Any, TypeVar
 
@@ -119,6 +119,37 @@ class TargetTable:
     @classmethod
     def from_settings(cls, setting: Callable[[str], Any]) -> TargetTable:
         return _read_settings(cls, setting)
+
+    def for_harnesses(self, installed: Collection[str], chosen: Collection[str]) -> TargetTable:
+        """The table with its defaults following the harnesses installed (``review/installed.py``).
+
+        Each of ``targets.learning``, ``error``, ``feature`` and ``workflow`` that the user did
+        not set (``chosen``: the keys their config sets) and whose value is one harness's file
+        (CLAUDE.md: Claude Code, AGENTS.md: Codex) goes to the other harness's file when only
+        that one is installed: Claude Code alone, everything to CLAUDE.md (workflows too);
+        Codex alone, everything to AGENTS.md. So no default creates a file for a harness the
+        user does not use. Both installed, or neither detected: the table as configured
+        (workflows to AGENTS.md, the rest to CLAUDE.md).
+        """
+        changes: dict[str, Any] = {}
+        for name, key in _TARGET_FIELDS:
+            if key not in chosen:
+                changes[name] = harness_default(getattr(self, name), installed)
+        return replace(self, **changes)
+
+
+_TARGET_FIELDS = (("learning", "targets.learning"), ("error", "targets.error"), ("feature", "targets.feature"),
+                  ("workflow_target", "targets.workflow"))
+HARNESS_FILES = {"CLAUDE.md": "claude", "AGENTS.md": "codex"}  # the instruction file each harness reads
+
+
+def harness_default(target: str, installed: Collection[str]) -> str:
+    """``target``, or the other harness's file when only that harness is installed."""
+    owner = HARNESS_FILES.get(target)
+    hooked = set(installed) & set(HARNESS_FILES.values())
+    if owner is None or owner in hooked or len(hooked) != 1:
+        return target
+    return next(name for name, harness in HARNESS_FILES.items() if harness in hooked)
 
 
 # ---- dates and evidence ----------------------------------------------------------------------------
@@ -295,6 +326,7 @@ def is_openclaw_workspace(root_file_names: Iterable[str]) -> bool:
 def default_target(entry: Entry, table: TargetTable, openclaw: bool) -> str:
     """Where the entry's rule goes unless ``--target`` says otherwise.
 
+    ``table`` is the store's, already following the harnesses installed (``targets.default_targets``).
     Workflows (entries of an area in ``targets.workflow_areas``) go to AGENTS.md. In an OpenClaw
     workspace, behaviour (learnings of a category in ``targets.behaviour_categories``) goes to
     SOUL.md and everything else, tool gotchas included, to AGENTS.md: OpenClaw does not read

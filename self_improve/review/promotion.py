@@ -37,14 +37,13 @@ from self_improve.review.policy import (
     PROMOTABLE_STATUSES,
     PROMOTED_TO,
     Policy,
-    TargetTable,
     clean_rule,
     default_target,
     promoted_to,
     propose_rule,
     rule_problem,
 )
-from self_improve.review.targets import KNOWN_TARGETS, in_openclaw_workspace, normalise_target, normalised_or_none
+from self_improve.review.targets import KNOWN_TARGETS, default_targets, in_openclaw_workspace, normalise_target, normalised_or_none
 from self_improve.store.entry import Entry
 from self_improve.store.store import Store
 
@@ -126,7 +125,7 @@ def plan_promotion(
     elif previous:
         wanted = previous  # re-promoting (a new rule, say) keeps the rule where it is
     else:
-        wanted = default_target(entry, TargetTable.from_settings(store.setting), openclaw)
+        wanted = default_target(entry, default_targets(store), openclaw)
     chosen = normalise_target(store, wanted, openclaw)
     if previous == chosen:
         previous = ""

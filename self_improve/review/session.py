@@ -19,11 +19,11 @@ from self_improve.review import corrections as corrections_mod
 from self_improve.review import drift as drift_mod
 from self_improve.review.plan import ArchiveStep, Step, apply, simulate
 from self_improve.review.candidates import ReviewPlan, plan_review
-from self_improve.review.policy import Policy, TargetTable
+from self_improve.review.policy import Policy
 from self_improve.review.promotion import plan_promotion, plan_retirement
 from self_improve.review.report import heading
 from self_improve.review.subject_paths import gone_check_for
-from self_improve.review.targets import in_openclaw_workspace
+from self_improve.review.targets import default_targets, in_openclaw_workspace
 from self_improve.store.archive import archive_name
 from self_improve.store.correction_queue import QueuedCorrection
 from self_improve.store.entry import ACTIVE_STATUSES
@@ -39,7 +39,7 @@ def build_plan(store: Store, today: date) -> ReviewPlan:
         store.entries(),
         today,
         Policy.from_settings(store.setting),
-        TargetTable.from_settings(store.setting),
+        default_targets(store),
         in_openclaw_workspace(store),
         classes=class_keys(),
         is_gone=gone_check_for(store),

@@ -23,6 +23,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from self_improve.output import plural
 from self_improve.store import provenance
 from self_improve.store.entry import Entry
 
@@ -31,11 +32,6 @@ ORIGINS = ("hooks", "agent_or_user", "elsewhere")
 _ORIGIN_OF_WRITER = {"hook": "hooks", "agent": "agent_or_user", "cli": "agent_or_user"}
 LABELS = {"hooks": "Recorded by the hooks", "agent_or_user": "Logged by the agent or user", "elsewhere": "From elsewhere"}
 ELSEWHERE_NOTE = "arrived in a commit, imported, or older than this machine's ledger"
-
-
-def plural(count: int, one: str, many: str = "") -> str:
-    """``1 entry``, ``2 entries``: the word agrees with its number."""
-    return f"{count} {one if count == 1 else (many or one + 's')}"
 
 
 def _unmatched_agent_lines(entry: Entry, found: provenance.Provenance, records: list[provenance.LedgerLine]) -> dict[str, int]:
@@ -88,7 +84,9 @@ def origin_lines(origin: dict[str, Any], hooks: dict[str, int] | None) -> list[s
         counts = origin[name]
         text = f"{plural(counts['entries'], 'entry', 'entries')}, {plural(counts['occurrences'], 'occurrence')}"
         if name == "hooks" and hooks is not None:
-            text += f" (errors recorded: {hooks['errors_recorded']})"
+            scanned = hooks.get("errors_scanned", 0)
+            by_scan = f", {scanned} of them by `scan` from past sessions" if scanned else ""
+            text += f" (errors recorded: {hooks['errors_recorded']}{by_scan})"
         if name == "elsewhere":
             text += f" ({ELSEWHERE_NOTE})"
         lines.append(f"{LABELS[name] + ':':<{width + 1}}  {text}")

@@ -13,16 +13,46 @@ import stat
 from pathlib import Path
 
 from self_improve.errors import SelfImproveError, UsageError
-from self_improve.review.policy import is_openclaw_workspace
+from self_improve.review.installed import OPENCLAW_MARKER_FILES, installed_harnesses
+from self_improve.review.policy import TargetTable, is_openclaw_workspace
 from self_improve.store.store import Store
 
 # Where a rule may already live when an entry does not say (reference entries promoted by hand).
 KNOWN_TARGETS = ("CLAUDE.md", "AGENTS.md", ".github/copilot-instructions.md", "SOUL.md")
-OPENCLAW_MARKER_FILES = ("SOUL.md", "IDENTITY.md")
+TARGET_KEYS = ("targets.learning", "targets.error", "targets.feature", "targets.workflow")
 
 
 def in_openclaw_workspace(store: Store) -> bool:
     return is_openclaw_workspace(name for name in OPENCLAW_MARKER_FILES if (store.root / name).is_file())
+
+
+def default_targets(store: Store) -> TargetTable:
+    """The ``targets.*`` table for this store, its defaults following the harnesses installed
+    for the project (``TargetTable.for_harnesses``): no review writes CLAUDE.md for a Codex-only
+    user, nor creates AGENTS.md for a Claude-only one. A key the user set is kept as set. The
+    user-wide store keeps its own (``~/.claude/CLAUDE.md``, ``store/store.py``)."""
+    table = TargetTable.from_settings(store.setting)
+    if store.scope == "user":
+        return table
+    return table.for_harnesses(installed_harnesses(store.root), chosen_target_keys(store))
+
+
+def chosen_target_keys(store: Store) -> frozenset[str]:
+    """The keys of :data:`TARGET_KEYS` that the user-level config or the project's own
+    ``.learnings/config.toml`` sets: a value there is the user's choice, even one equal to the
+    default, and is never redirected."""
+    from self_improve.paths import user_config_path
+    from self_improve.store.config import config_path, read_user_config
+
+    chosen: set[str] = set()
+    for path in (Path(user_config_path()), config_path(store.dir)):
+        try:
+            table = read_user_config(path).get("targets")
+        except SelfImproveError:
+            continue  # the store's own load refuses a corrupt config, and says so
+        if isinstance(table, dict):
+            chosen.update(key for key in TARGET_KEYS if key.split(".", 1)[1] in table)
+    return frozenset(chosen)
 
 
 def normalise_target(store: Store, raw: str, openclaw: bool | None = None) -> str:

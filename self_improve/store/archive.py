@@ -21,6 +21,7 @@ from datetime import date
 from pathlib import Path
 
 from self_improve.errors import SelfImproveError
+from self_improve.output import home_path
 from self_improve.store.archive_record import (
     ARCHIVE_DIR,
     ARCHIVED,
@@ -342,5 +343,8 @@ def refuse_if_archived(store: Store, entry_id: str) -> None:
         return
     item = find_archived(store, entry_id)
     if item is not None:
-        where = f".learnings/{item.archive_file}"
-        raise SelfImproveError(f"{item.entry.id} is archived in {where}: run `self-improve restore {item.entry.id}` first")
+        if store.scope == "user":
+            where, restore = home_path(store.dir / item.archive_file), f"self-improve restore {item.entry.id} --scope user"
+        else:
+            where, restore = f".learnings/{item.archive_file}", f"self-improve restore {item.entry.id}"
+        raise SelfImproveError(f"{item.entry.id} is archived in {where}: run `{restore}` first")

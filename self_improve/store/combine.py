@@ -110,6 +110,25 @@ def _with_actions(kept: Entry, new: Entry) -> Entry:
 
 def merge_entries(store: Store, new_id: str, old_id: str) -> MergeOutcome:
     """Merge entry ``new_id`` into ``old_id`` (module docstring); refusals raise and write nothing."""
+    name = _file_of_both(store, new_id, old_id)
+    with store.lock():  # re-read under the lock: another writer may have been first
+        _, after, outcome = _merged(store, name, new_id, old_id)
+        store.write_file(name, after)
+    _move_provenance(store, outcome.absorbed.id, outcome.kept.id)
+    return outcome
+
+
+def plan_merge(store: Store, new_id: str, old_id: str) -> tuple[str, str, str, MergeOutcome]:
+    """What :func:`merge_entries` would write, for ``merge --dry-run``: the file's name in the
+    store, its text now and after, and the outcome. Every refusal is made; nothing is written
+    (not the provenance ledger either)."""
+    name = _file_of_both(store, new_id, old_id)
+    before, after, outcome = _merged(store, name, new_id, old_id)
+    return name, before, after, outcome
+
+
+def _file_of_both(store: Store, new_id: str, old_id: str) -> str:
+    """The store file holding both entries (its name, ``LEARNINGS.md``); the refusals that need no lock."""
     if new_id.strip().upper() == old_id.strip().upper():
         raise UsageError(f"cannot merge {new_id} into itself: name two entries")
     new_found, old_found = store.find(new_id), store.find(old_id)
@@ -121,21 +140,23 @@ def merge_entries(store: Store, new_id: str, old_id: str) -> MergeOutcome:
         raise UsageError(
             f"{new_found[1].id} is {_a(new_found[0])} and {old_found[1].id} {_a(old_found[0])}: only entries of one kind merge"
         )
-    kind = old_found[0]
-    path = store.file_for(kind)
+    path = store.file_for(old_found[0])
     store._check_writable(path)
-    with store.lock():  # re-read under the lock: another writer may have been first
-        parsed = parse_text(store.read_file(store.name_of(path)), file=store.relative(path))
-        new_index = _index(parsed, new_id)
-        old_index = _index(parsed, old_id)
-        new, old = parsed.entries[new_index], parsed.entries[old_index]
-        _check(new, old)
-        kept, absorbed = combine(new, old, int(store.setting("log.max_occurrences")))
-        entries = list(parsed.entries)
-        entries[old_index], entries[new_index] = kept, absorbed
-        store.write_file(store.name_of(path), LearningsFile(parsed.preamble, tuple(entries)).render())
-    _move_provenance(store, new.id, old.id)
-    return MergeOutcome(kept, absorbed)
+    return store.name_of(path)
+
+
+def _merged(store: Store, name: str, new_id: str, old_id: str) -> tuple[str, str, MergeOutcome]:
+    """The file's text now and with the merge made (a read: the caller holds the lock to write)."""
+    before = store.read_file(name)
+    parsed = parse_text(before, file=store.relative(store.dir / name))
+    new_index = _index(parsed, new_id)
+    old_index = _index(parsed, old_id)
+    new, old = parsed.entries[new_index], parsed.entries[old_index]
+    _check(new, old)
+    kept, absorbed = combine(new, old, int(store.setting("log.max_occurrences")))
+    entries = list(parsed.entries)
+    entries[old_index], entries[new_index] = kept, absorbed
+    return before, LearningsFile(parsed.preamble, tuple(entries)).render(), MergeOutcome(kept, absorbed)
 
 
 def _a(kind: str) -> str:

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
 FILE = "counters.json"
 STATE = STATE_DIR + "/"  # where the state files are inside a store; "" in the user's state dir
-HOOK_COUNTERS = ("reminders", "error_nudges", "recalls", "preventions", "correction_nudges", "errors_recorded")
+HOOK_COUNTERS = ("reminders", "error_nudges", "recalls", "preventions", "correction_nudges", "errors_recorded", "errors_scanned")
 MAX_BYTES = 1 << 20
 
 
@@ -88,3 +88,75 @@ def update_ints(fs: StoreDir, name: str, counts: Mapping[str, int], parse: Parse
     for key, by in counts.items():
         data[key] = data.get(key, 0) + by
     write_ints(fs, name, data)
+
+
+# ---- dated tallies: what the learning curve needs per day (``review/curve.py``) ------------------
+#
+# The counters above are totals: a curve cannot be drawn from them. A few of them are also kept
+# per day in their own file, ``daily.json``, as ``"NAME.YYYY-MM-DD": count`` (names of ours and
+# ISO days need no JSON escapes: the same writer). Bounded: the newest :data:`MAX_DAYS` days of
+# each name are kept. Days are the store's clock (``SELF_IMPROVE_NOW``), as the occurrences.
+
+DAILY_FILE = "daily.json"
+# Counted per day as well as in total: the actions ``bump`` counts for the CLI, and the measured
+# credit the hooks write (``hooks/credit.py`` calls :func:`bump_daily` for it).
+DAILY_COUNTERS = ("rules_promoted", "rules_retired", "measured_helpful")
+MAX_DAYS = 731  # two years of days, per name: about 25 KB for three names
+
+
+def read_daily(fs: StoreDir, state: str = STATE, parse: Parse | None = None) -> dict[str, dict[str, int]]:
+    """``{name: {day: count}}`` of the dated tallies; empty when the file is missing or
+    unreadable. Keys that are not ``NAME.YYYY-MM-DD`` are dropped."""
+    data = read_ints(fs, state + DAILY_FILE, parse) or {}
+    out: dict[str, dict[str, int]] = {}
+    for key, count in data.items():
+        name, _, day = key.rpartition(".")
+        if name and _is_day(day) and count > 0:
+            out.setdefault(name, {})[day] = count
+    return out
+
+
+def add_daily(fs: StoreDir, counts: Mapping[str, int], day: str, state: str = STATE, parse: Parse | None = None) -> None:
+    """Add ``counts`` to ``day`` (YYYY-MM-DD); the caller holds :func:`state_lock`."""
+    if not _is_day(day):
+        return
+    wanted = {f"{name}.{day}": by for name, by in counts.items() if by and _plain(name)}
+    if not wanted:
+        return
+    data = read_ints(fs, state + DAILY_FILE, parse) or {}
+    for key, by in wanted.items():
+        data[key] = data.get(key, 0) + by
+    write_ints(fs, state + DAILY_FILE, _newest_days(data))
+
+
+def bump_daily(fs: StoreDir, counts: Mapping[str, int], day: str, state: str = STATE, parse: Parse | None = None) -> None:
+    """Add ``counts`` to ``day`` under the state lock."""
+    with state_lock(fs, state):
+        add_daily(fs, counts, day, state, parse)
+
+
+def bump_counted(fs: StoreDir, counts: Mapping[str, int], day: str, state: str = STATE, parse: Parse | None = None) -> None:
+    """:func:`bump`, and the names of :data:`DAILY_COUNTERS` among ``counts`` also for ``day``,
+    under one lock."""
+    dated = {name: by for name, by in counts.items() if name in DAILY_COUNTERS}
+    with state_lock(fs, state):
+        add(fs, counts, state, parse)
+        if dated:
+            add_daily(fs, dated, day, state, parse)
+
+
+def _is_day(text: str) -> bool:
+    """``YYYY-MM-DD`` by its shape (the reader parses it; the writer only keeps the shape)."""
+    return len(text) == 10 and text[4] == "-" and text[7] == "-" and (text[:4] + text[5:7] + text[8:]).isdigit()
+
+
+def _newest_days(data: Mapping[str, int]) -> dict[str, int]:
+    """Each name's newest :data:`MAX_DAYS` days (ISO days sort as text)."""
+    by_name: dict[str, list[str]] = {}
+    for key in data:
+        by_name.setdefault(key.rpartition(".")[0], []).append(key)
+    kept: dict[str, int] = {}
+    for keys in by_name.values():
+        for key in sorted(keys, key=lambda k: k.rpartition(".")[2])[-MAX_DAYS:]:
+            kept[key] = data[key]
+    return kept

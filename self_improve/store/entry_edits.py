@@ -27,7 +27,11 @@ class Section(Frozen):
     end: int  # index one past the section's last line (trailing blanks and --- excluded)
 
     def __init__(self, title: str, start: int, end: int) -> None:
-        self._set(title, start, end)
+        # Frozen._set spelled out: an entry has several sections and a listing makes 60,000.
+        setter = object.__setattr__
+        setter(self, "title", title)
+        setter(self, "start", start)
+        setter(self, "end", end)
 
 
 class EntryEdits:

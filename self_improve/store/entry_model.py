@@ -8,6 +8,7 @@ and the tolerant reading of values (``store/tolerant.py``, ``store/summary.py``)
 from __future__ import annotations
 
 from self_improve import rx as re  # re, with compiled programs cached across processes
+from self_improve.memo import cached_property  # functools.cached_property, without importing functools
 from self_improve.store import headers, tolerant
 from self_improve.decoding import readable
 from self_improve.store.grammar import ACTION_SECTIONS, DETAILS_SECTIONS
@@ -87,8 +88,9 @@ class EntryModel:
         value = self.meta_or_field("See Also")
         return tuple(v for v in re.split(r"[\s,;]+", value) if v)
 
-    @property
+    @cached_property
     def occurrences(self) -> tuple[Occurrence, ...]:
+        # Cached (in Entry's __dict__): a listing reads it three or four times per entry.
         return parse_occurrences(self.meta("Occurrences"))
 
     @property

@@ -16,6 +16,7 @@ from self_improve.paths import LAST_SESSION, LEARNINGS_DIR, STATE_DIR
 from self_improve.store import config as config_mod
 from self_improve.store import occurrences as occ
 from self_improve.store.entry import KINDS, Entry, LearningsFile, parse_text, render_new, split_lines
+from self_improve.store.ids import MIN_ID_SUFFIX, match_id, unknown_id
 from self_improve.store.record import (
     LogRequest,
     LogResult,
@@ -41,8 +42,8 @@ if TYPE_CHECKING:  # the hooks record through here: pathlib and typing stay off 
 
 # Imported from here by the rest of the package and its tests.
 __all__ = [
-    "GITIGNORE", "HEADERS", "LogRequest", "LogResult", "Store", "USER_SCOPE_TARGET", "clean_text", "iso",
-    "latest_action", "merge_occurrence", "projects_with_key", "task_hash", "utcnow",
+    "GITIGNORE", "HEADERS", "MIN_ID_SUFFIX", "LogRequest", "LogResult", "Store", "USER_SCOPE_TARGET", "clean_text", "iso",
+    "latest_action", "match_id", "merge_occurrence", "projects_with_key", "task_hash", "unknown_id", "utcnow",
 ]
 
 HEADERS: dict[str, str] = {
@@ -200,6 +201,8 @@ class Store:
 
     def _require(self) -> None:
         if not os.path.isdir(self._dir) and not os.path.islink(self._dir):
+            if self.scope == "user":  # created on first use (commands/_common.store_from), but not by a dry run
+                raise SelfImproveError(f"no user store in {self._dir} yet: the first command that is not a dry run creates it")
             raise SelfImproveError(f"no {LEARNINGS_DIR}/ in {self.root}: run `self-improve init` first")
         self.check_trusted()
 
@@ -247,9 +250,13 @@ class Store:
         return None
 
     def get(self, entry_id: str) -> Entry:
+        """The entry ``entry_id`` names (exactly, else as a unique suffix: :func:`match_id`)."""
         found = self.find(entry_id)
         if found is None:
-            raise SelfImproveError(f"unknown ID {entry_id!r} (see `self-improve list`)")
+            full = match_id(entry_id, [entry.id for entry in self.entries()])
+            found = self.find(full) if full is not None else None
+        if found is None:
+            raise unknown_id(entry_id)
         return found[1]
 
     # ---- the session the hooks saw last (``hooks/state.py`` writes the file) ----------------------
@@ -286,6 +293,20 @@ class Store:
         )
         return result
 
+    def log_preview(self, request: LogRequest) -> tuple[LogResult, str, str]:
+        """What :meth:`log` would do, with the file's text before and after (``log --dry-run``).
+
+        Writes nothing at all: no lock file, no provenance ledger, no project registry. The ID of
+        a new entry is one that would be free; the real run draws its own."""
+        now = request.now or utcnow()
+        request = cleaned(request._replace(now=now, session=request.session or self.last_session()))
+        validate(request)
+        name = self._file_name(request.kind)
+        self._check_file(name)
+        text = self.read_file(name)
+        result, replaced, appended = self._delta(request, text, name)
+        return result, text, replaced if replaced is not None else text + appended
+
     def _log_delta(self, request: LogRequest) -> LogResult:
         validate(request)
         name = self._file_name(request.kind)
@@ -294,46 +315,55 @@ class Store:
             from self_improve.store.projects import note_project
 
             note_project(self._root)  # so review can see a Pattern-Key recurring across projects
+        with self.lock():
+            result, replaced, appended = self._delta(request, self.read_file(name), name)
+            if replaced is not None:
+                self.write_file(name, replaced)
+            else:
+                self._guarded(lambda: self.fs.append(name, appended.encode("utf-8", "surrogateescape")))
+            return result
+
+    def _delta(self, request: LogRequest, text: str, name: str) -> tuple[LogResult, str | None, str]:
+        """The log of ``request`` into a file holding ``text`` (a pure function of them): the
+        result, and the file's new text when an entry merges, else the text to append."""
         now = request.now or utcnow()
         session = request.session or self.last_session()
         occurrence = occ.Occurrence(now.strftime("%Y-%m-%d"), task_hash(session))
         relative = self._relative_name(name)
-        with self.lock():
-            text = self.read_file(name)
-            scan = FileScan(text, tokens(request.summary))
-            key = request.pattern_key.strip()
-            match = self._find_match(scan, key)
-            nearby = None
-            # Other wordings (store/duplicates.py): not for a hook's failure, which its fingerprint
-            # keys, nor for a request that found its own Pattern-Key.
-            if request.logged_by != "hook" and not (match is not None and key and _keyed(scan, match, key)):
-                from self_improve.store.duplicates import DuplicateScan
+        scan = FileScan(text, tokens(request.summary))
+        key = request.pattern_key.strip()
+        match = self._find_match(scan, key)
+        nearby = None
+        # Other wordings (store/duplicates.py): not for a hook's failure, which its fingerprint
+        # keys, nor for a request that found its own Pattern-Key.
+        if request.logged_by != "hook" and not (match is not None and key and _keyed(scan, match, key)):
+            from self_improve.store.duplicates import DuplicateScan
 
-                nearby = DuplicateScan(scan, request.summary, key)
-                if match is not None and nearby.opposite(match):
-                    match = None  # the same words saying the opposite ("use npm, not yarn") are another lesson
-                if match is None:
-                    match = nearby.certain()  # another wording of an entry's lesson, nearly sure
-            if match is not None:
-                start, end = match
-                entry = Entry(tuple(split_lines(text[start:end])), file=relative)
-                updated = merge_occurrence(entry, request, occurrence, self.setting("log.max_occurrences"))
-                self.write_file(name, text[:start] + updated.text + text[end:])
-                return LogResult(updated.id, False, updated.recurrence_count, occ.distinct_tasks(updated.occurrences), relative)
-            from self_improve.store.ids import new_id  # only a new entry needs an ID
+            nearby = DuplicateScan(scan, request.summary, key)
+            if match is not None and nearby.opposite(match):
+                match = None  # the same words saying the opposite ("use npm, not yarn") are another lesson
+            if match is None:
+                match = nearby.certain()  # another wording of an entry's lesson, nearly sure
+        if match is not None:
+            start, end = match
+            entry = Entry(tuple(split_lines(text[start:end])), file=relative)
+            updated = merge_occurrence(entry, request, occurrence, self.setting("log.max_occurrences"))
+            merged = LogResult(updated.id, False, updated.recurrence_count, occ.distinct_tasks(updated.occurrences), relative)
+            return merged, text[:start] + updated.text + text[end:], ""
+        from self_improve.store.ids import new_id  # only a new entry needs an ID
 
-            entry_id = new_id(request.kind, now, IdsIn(text))
-            eol = "\r\n" if text.count("\r\n") * 2 > text.count("\n") else "\n"
-            see_also = request.see_also or related(scan)
-            body = render_new(new_entry(request, entry_id, now, occurrence, see_also), eol)
-            prefix = ""
-            if text and not text.endswith("\n"):
-                prefix = eol + eol
-            elif text and not text.endswith(eol + eol) and text.strip():
-                prefix = eol
-            self._guarded(lambda: self.fs.append(name, (prefix + body).encode("utf-8", "surrogateescape")))
-            likely = tuple(nearby.likely()) if nearby is not None else ()
-            return LogResult(entry_id, True, 1, 1 if occurrence.task != "-" else 0, relative, likely)
+        entry_id = new_id(request.kind, now, IdsIn(text))
+        eol = "\r\n" if text.count("\r\n") * 2 > text.count("\n") else "\n"
+        see_also = request.see_also or related(scan)
+        body = render_new(new_entry(request, entry_id, now, occurrence, see_also), eol)
+        prefix = ""
+        if text and not text.endswith("\n"):
+            prefix = eol + eol
+        elif text and not text.endswith(eol + eol) and text.strip():
+            prefix = eol
+        likely = tuple(nearby.likely()) if nearby is not None else ()
+        created = LogResult(entry_id, True, 1, 1 if occurrence.task != "-" else 0, relative, likely)
+        return created, None, prefix + body
 
     def _find_match(self, scan: FileScan, key: str) -> tuple[int, int] | None:
         """The span of the active entry a request merges into: same Pattern-Key first; else a

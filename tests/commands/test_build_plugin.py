@@ -65,14 +65,14 @@ def test_manifest_hooks_per_harness() -> None:
     manifest = inst.load_manifest(REPO)
     claude = [(h.event, h.script) for h in manifest.hooks_for("claude")]
     assert claude == [("UserPromptSubmit", "prompt-submit"), ("PostToolUse", "post-bash"), ("PreToolUse", "pre-bash"),
-                      ("PostToolUseFailure", "post-bash")]
+                      ("PostToolUseFailure", "post-bash"), ("SessionStart", "session-ready")]
     assert [h.event for h in manifest.hooks_for("codex")] == ["UserPromptSubmit", "PostToolUse", "PreToolUse"]
     assert manifest.option("openclaw", "skill_dir") == "self-improvement"
 
 
 def test_check_lists_drifted_files_and_problems(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                capsys: pytest.CaptureFixture[str]) -> None:
-    for relative in ("plugin.toml", "hooks", ".claude-plugin", "bin"):
+    for relative in ("plugin.toml", "hooks", ".claude-plugin", "bin", "commands"):
         source = REPO / relative
         if source.is_dir():
             shutil.copytree(source, tmp_path / relative)

@@ -206,7 +206,7 @@ def test_user_scope_uses_the_xdg_data_dir(tmp_path: Path) -> None:
     env = {"HOME": str(home), "XDG_DATA_HOME": ""}
     result = run_cli("log", "learning", "This machine's Docker needs sudo", "--scope", "user", cwd=tmp_path, env=env)
     assert result.returncode == 0, result.stderr
-    assert re.fullmatch(r"LRN-\d{8}-[0-9a-z]{3} created in \.local/share/self-improve/LEARNINGS\.md\n", result.stdout)
+    assert re.fullmatch(r"LRN-\d{8}-[0-9a-z]{3} created in ~/\.local/share/self-improve/LEARNINGS\.md\n", result.stdout)
     again = run_cli("log", "learning", "this machine's docker needs sudo", "--scope", "user", cwd=tmp_path, env=env)
     assert "merged: seen 2 times" in again.stdout
     rows = json.loads(run_cli("list", "--scope", "user", "--json", cwd=tmp_path, env=env).stdout)

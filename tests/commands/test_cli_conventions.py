@@ -66,8 +66,8 @@ def test_a_mistyped_option_gets_the_closest_option_of_that_verb(project: Path) -
 
 
 def test_usage_errors_name_the_help_of_the_parser_that_refused(project: Path) -> None:
-    refused(("show", "LRN-20260301-abc", "extra"), project,
-            "self-improve: error: unrecognized arguments: extra (see `self-improve show --help`)\n")
+    refused(("merge", "LRN-20260301-abc", "LRN-20260301-xyz", "extra"), project,
+            "self-improve: error: unrecognized arguments: extra (see `self-improve merge --help`)\n")
     refused(("log", "bogus", "x"), project,
             "self-improve: error: argument kind: invalid choice: 'bogus' (choose from 'learning', 'error', 'feature') "
             "(see `self-improve log --help`)\n")
@@ -119,11 +119,11 @@ def test_help_groups_every_verb_once_daily_first_internal_last(tmp_path: Path) -
     assert result.stdout.endswith("\n\nRun `self-improve COMMAND --help` for a command's options and examples.\n")
     assert help_sections(result.stdout) == [
         ("options", ["-h,", "-V,", "--root", "--color"]),
-        ("daily", ["log", "list", "show", "keys", "review", "stats"]),
+        ("daily", ["log", "list", "show", "keys", "review", "stats", "report"]),
         ("entries and rules", ["resolve", "set-status", "promote", "retire", "archive", "restore", "mark", "supersede", "merge",
                                "extract-skill", "lint"]),
         ("sharing", ["export", "import"]),
-        ("set-up", ["init", "install", "uninstall", "doctor", "config", "completion", "sweep", "watch"]),
+        ("set-up", ["init", "install", "uninstall", "doctor", "config", "completion", "scan", "sweep", "watch"]),
         ("internal (run by the hooks, git and the build)", ["hook", "merge-driver", "build-plugin"]),
     ]
     listed = [verb for _, verbs in help_sections(result.stdout)[1:] for verb in verbs]
@@ -222,6 +222,7 @@ def test_install_status_json(tmp_path: Path) -> None:
     home.mkdir()
     env = {"HOME": str(home)}
     settings, hooks = home / ".claude/settings.json", home / ".codex/hooks.json"
+    skill = home / ".claude/skills/self-improve"
 
     def status() -> list[dict[str, object]]:
         result = run_cli("install", "--status", "--json", "--harness", "claude,codex", cwd=tmp_path, env=env)
@@ -230,8 +231,8 @@ def test_install_status_json(tmp_path: Path) -> None:
         return parsed
 
     assert status() == [
-        {"harness": "claude", "scope": "user", "up_to_date": False, "would_change": [str(settings)], "refusal": None,
-         "status": [f"claude (user): not installed in {settings}"]},
+        {"harness": "claude", "scope": "user", "up_to_date": False, "would_change": [str(settings), str(skill)], "refusal": None,
+         "status": [f"claude (user): not installed in {settings}", f"claude (user): skill not installed in {skill}"]},
         {"harness": "codex", "scope": "user", "up_to_date": False, "would_change": [str(hooks)], "refusal": None,
          "status": [f"codex (user): not installed (or out of date) in {hooks}"]},
     ]
@@ -239,7 +240,7 @@ def test_install_status_json(tmp_path: Path) -> None:
     assert run_cli("install", "--harness", "claude,codex", cwd=tmp_path, env=env).returncode == 0
     assert status() == [
         {"harness": "claude", "scope": "user", "up_to_date": True, "would_change": [], "refusal": None,
-         "status": [f"claude (user): installed in {settings}"]},
+         "status": [f"claude (user): installed in {settings}", f"claude (user): skill installed in {skill} (self-improve 0.1.0)"]},
         {"harness": "codex", "scope": "user", "up_to_date": True, "would_change": [], "refusal": None,
          "status": [f"codex (user): installed in {hooks}"]},
     ]

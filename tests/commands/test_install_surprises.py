@@ -73,10 +73,10 @@ def test_no_leftovers_and_nothing_of_anyone_else_removed(tmp_path: Path) -> None
     settings.parent.mkdir(parents=True)
     settings.write_bytes(b'{"model": "opus"}\n')
     harness = claude_installer(REPO, python=sys.executable)
-    (change,) = harness.plan_install(inst.Target("user", home, home))
+    (change, _) = harness.plan_install(inst.Target("user", home, home))
     change.apply()
     assert sorted(os.listdir(settings.parent)) == ["settings.json"]
-    (change,) = harness.plan_uninstall(inst.Target("user", home, home))
+    (change, _) = harness.plan_uninstall(inst.Target("user", home, home))
     change.apply()
     assert sorted(os.listdir(settings.parent)) == ["settings.json"]
     assert settings.read_bytes() == b'{"model": "opus"}\n'

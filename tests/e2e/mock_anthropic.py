@@ -370,3 +370,45 @@ class MockAnthropic(MockServer[LoggedRequest]):
             return _message(req.body, [block], "tool_use", f"msg_mock{n:04d}")
         req.response_kind = "text"
         return _message(req.body, [{"type": "text", "text": self.final_text}], "end_turn", f"msg_mock{n:04d}")
+
+
+# --- any tool, not only Bash (additive: MockAnthropic itself is unchanged) ---------------
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """One scripted ``tool_use``: the tool's name as the client offers it, and its input."""
+
+    name: str
+    input: dict[str, Any]
+
+
+class MockAnthropicCalls(MockAnthropic):
+    """Like :class:`MockAnthropic`, but the turn's calls are any tools (``Read``, ``Edit``, ``Bash``).
+
+    A main-loop request whose conversation holds N ``tool_result`` blocks is answered with
+    ``calls[N]``, and with ``final_text`` once the list is done::
+
+        with MockAnthropicCalls([ToolCall("Read", {"file_path": str(project / "src/api/x.py")})]) as mock:
+            ...
+            first, second = mock.conversation_requests()  # second carries the file's content
+    """
+
+    def __init__(self, calls: Sequence[ToolCall] = (), final_text: str = DEFAULT_FINAL_TEXT) -> None:
+        super().__init__(final_text=final_text)
+        self.calls: list[ToolCall] = list(calls)
+
+    @property
+    def turn(self) -> tuple[str, ...]:
+        return ("tool_use",) * len(self.calls) + ("text",)
+
+    def _answer(self, req: LoggedRequest) -> dict:
+        n = next(self._ids)
+        done = len(tool_results(req.body)) if req.is_conversation else len(self.calls)
+        if done < len(self.calls):
+            req.response_kind = "tool_use"
+            call = self.calls[done]
+            block = {"type": "tool_use", "id": f"toolu_mock{n:04d}", "name": call.name, "input": call.input}
+            return _message(req.body, [block], "tool_use", f"msg_mock{n:04d}")
+        req.response_kind = "text"
+        return _message(req.body, [{"type": "text", "text": self.final_text}], "end_turn", f"msg_mock{n:04d}")

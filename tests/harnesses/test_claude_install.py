@@ -62,14 +62,14 @@ def target(home: Path, scope: str = "user", project: Path | None = None) -> inst
 
 
 def install(home: Path, python: str = PY, **kw: Any) -> inst.FileChange:
-    (change,) = harness(python).plan_install(target(home, **kw))
-    change.apply()
+    (change, skill) = harness(python).plan_install(target(home, **kw))  # the settings file, then the skill
+    inst.apply([change, skill])
     return change
 
 
 def uninstall(home: Path, **kw: Any) -> inst.FileChange:
-    (change,) = harness().plan_uninstall(target(home, **kw))
-    change.apply()
+    (change, skill) = harness().plan_uninstall(target(home, **kw))
+    inst.apply([change, skill])
     return change
 
 
@@ -93,6 +93,7 @@ def test_install_into_an_existing_file_appends_our_groups_in_its_style(tmp_path:
     expected["hooks"]["PostToolUse"].append(ours("post-bash"))
     expected["hooks"]["PreToolUse"] = [ours("pre-bash")]
     expected["hooks"]["PostToolUseFailure"] = [ours("post-bash")]
+    expected["hooks"]["SessionStart"] = [ours("session-ready", matcher=None)]
     expected["hooks"]["UserPromptSubmit"] = [ours("prompt-submit", matcher=None)]
     assert json.loads(text) == expected
     # Untouched lines stay as written (the one-line permissions object, the other hook).
@@ -111,6 +112,7 @@ def test_install_into_no_file_creates_it_and_uninstall_deletes_it(tmp_path: Path
                 "PostToolUse": [ours("post-bash")],
                 "PostToolUseFailure": [ours("post-bash")],
                 "PreToolUse": [ours("pre-bash")],
+                "SessionStart": [ours("session-ready", matcher=None)],
                 "UserPromptSubmit": [ours("prompt-submit", matcher=None)],
             }
         },
@@ -145,7 +147,7 @@ def test_install_twice_is_byte_identical_and_writes_nothing(tmp_path: Path) -> N
 def test_reinstall_from_another_interpreter_or_checkout_replaces_ours(tmp_path: Path) -> None:
     write(settings_file(tmp_path), ORIGINAL)
     # An install from an older checkout somewhere else, with another interpreter.
-    (old,) = ClaudeInstaller(harness().manifest, REPO, python="/old/py").plan_install(target(tmp_path))
+    (old, _) = ClaudeInstaller(harness().manifest, REPO, python="/old/py").plan_install(target(tmp_path))
     old.apply()
     text = settings_file(tmp_path).read_text().replace(str(REPO), "/old/checkout")
     settings_file(tmp_path).write_text(text)
@@ -268,7 +270,10 @@ def test_status_and_plugin_note(tmp_path: Path) -> None:
     h = harness()
     assert "not installed" in h.status(target(tmp_path))[0]
     install(tmp_path)
-    assert h.status(target(tmp_path)) == [f"claude (user): installed in {settings_file(tmp_path)}"]
+    assert h.status(target(tmp_path)) == [
+        f"claude (user): installed in {settings_file(tmp_path)}",
+        f"claude (user): skill installed in {tmp_path}/.claude/skills/self-improve (self-improve {h.manifest.version})",
+    ]
     assert h.notes(target(tmp_path)) == []
     value = json.loads(settings_file(tmp_path).read_text())
     value["enabledPlugins"] = {"self-improve@self-improve": True}
@@ -429,7 +434,7 @@ def test_dry_run_never_writes(original: bytes) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         home = Path(tmp)
         write(settings_file(home), original)
-        (change,) = harness().plan_install(target(home))
+        (change, _) = harness().plan_install(target(home))
         assert change.diff().startswith(f"--- a{settings_file(home)}")
         assert settings_file(home).read_bytes() == original
         assert os.listdir(settings_file(home).parent) == ["settings.json"]

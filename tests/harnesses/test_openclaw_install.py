@@ -331,16 +331,22 @@ def test_an_empty_agents_md_stays_an_empty_file_after_uninstall(tmp_path: Path) 
     assert (ws / "AGENTS.md").read_bytes() == b""
 
 
-def test_a_workspace_without_agents_md_is_skipped_and_nothing_written(tmp_path: Path) -> None:
+def test_a_workspace_without_agents_md_gets_the_skill_and_waits_for_the_block(tmp_path: Path) -> None:
     # OpenClaw seeds its own AGENTS.md template into a workspace that has none (verified on
-    # 2026.9.6): a file we created would keep that template out.
+    # 2026.9.6): a file we created would keep that template out. The block waits for it
+    # (tests/harnesses/test_openclaw_first_run.py).
     ws = workspace(tmp_path, None)
     (ws / "SOUL.md").write_text("# Soul\n")
-    before = tree_hash(ws)
-    (change,) = install(ws)
-    assert not change.changed and change.summary.startswith(f"openclaw: skipped: {ws} has no AGENTS.md yet")
-    assert tree_hash(ws) == before and not (ws / "skills").exists()
-    assert harness(ws).status(target(ws)) == [f"✗ openclaw: {ws} has no AGENTS.md yet (run OpenClaw once: it seeds one)"]
+    (skill, waiting) = install(ws)
+    assert skill.changed and (ws / SKILL / STAMP_NAME).is_file()
+    assert not waiting.changed and waiting.summary.startswith(f"openclaw: {ws}/AGENTS.md does not exist yet: OpenClaw seeds it")
+    assert not (ws / "AGENTS.md").exists()
+    assert harness(ws).status(target(ws))[1] == (
+        f"✗ openclaw: {ws} has no AGENTS.md yet (run OpenClaw once: it seeds one; "
+        "the next `self-improve watch` or `sweep` pass then adds the reminder block)"
+    )
+    uninstall(ws)
+    assert not (ws / "skills").exists()
 
 
 def test_uninstall_keeps_folders_that_existed_and_files_the_user_added(tmp_path: Path) -> None:

@@ -18,15 +18,15 @@ def test_project_scope_writes_the_portable_command_and_it_exits_0_without_self_i
     home.mkdir()
     project.mkdir()
     harness = claude_installer(REPO, python="/opt/py/bin/python3")
-    (change,) = harness.plan_install(inst.Target("project", project, home))
+    (change, _) = harness.plan_install(inst.Target("project", project, home))
     change.apply()
     shared = (project / ".claude/settings.json").read_text()
     assert str(REPO) not in shared and "/opt/py" not in shared
     commands = [line.strip() for line in shared.splitlines() if '"command":' in line]
-    assert commands == [f'"command": "{inst.portable_hook_command(s)}",' for s in ("post-bash", "post-bash", "pre-bash", "prompt-submit")]
+    assert commands == [f'"command": "{inst.portable_hook_command(s)}",' for s in ("post-bash", "post-bash", "pre-bash", "session-ready", "prompt-submit")]
     assert inst.portable_hook_command("post-bash") == PORTABLE
     # Local scope may pin this machine's paths.
-    (local,) = harness.plan_install(inst.Target("local", project, home))
+    (local, _) = harness.plan_install(inst.Target("local", project, home))
     assert f"SELF_IMPROVE_PYTHON=/opt/py/bin/python3 {REPO}/hooks/post-bash" in (local.after or b"").decode()
 
     # A teammate without self-improve: nothing happens, exit 0. One whose CLI fails (exit 2): exit 0.
@@ -42,8 +42,8 @@ def test_project_scope_writes_the_portable_command_and_it_exits_0_without_self_i
 
     # Reinstalling recognises the portable commands as ours: nothing to change; uninstall takes
     # the file and the .claude/ it created away.
-    (again,) = harness.plan_install(inst.Target("project", project, home))
+    (again, _) = harness.plan_install(inst.Target("project", project, home))
     assert not again.changed
-    (gone,) = harness.plan_uninstall(inst.Target("project", project, home))
+    (gone, _) = harness.plan_uninstall(inst.Target("project", project, home))
     gone.apply()
     assert sorted(os.listdir(project)) == []

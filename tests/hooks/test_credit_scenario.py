@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from self_improve.store import counters
 from self_improve.store.store import Store
 from tests.helpers import payload, run_cli, run_hook
 
@@ -96,6 +97,9 @@ def test_observed_fix_recalled_credited_and_prevented(project: Path) -> None:
     assert entry(project, PYTHON).measured_harmful == 0
     assert bash(project, "s3", "python3 app.py") == ""
     assert entry(project, PYTHON).measured_helpful == 1  # the recall after the failure, then a pass
+    # each measured credit is also tallied for its day, for `stats --curve` (two in all)
+    daily = counters.read_daily(Store(project).fs)
+    assert list(daily) == ["measured_helpful"] and sum(daily["measured_helpful"].values()) == 2
 
 
 def test_a_resolved_entry_that_recurs_is_pending_again_and_a_promoted_one_counts(project: Path) -> None:

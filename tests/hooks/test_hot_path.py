@@ -135,3 +135,33 @@ def test_an_observed_fix_is_written_without_importing_anything_heavy(tmp_path: P
     # ... that the second reads: nothing heavy to keep the ring, write the fix and measure credit
     assert heavy == [[], [], []]
     assert entry.measured_helpful == 1
+
+
+JOURNAL = ("self_improve.hooks.journal", "self_improve.store.injections")
+
+
+def test_only_a_call_that_injects_loads_the_journal(tmp_path: Path) -> None:
+    project, home = project_and_home(tmp_path)
+    passing = fixture("PostToolUse", cwd=str(project), tool_input={"command": "make build", "description": "build"},
+                      tool_response={"stdout": "build ok\n", "stderr": "", "interrupted": False, "isImage": False})
+    assert run_probe("post-bash", passing, home, JOURNAL) == ("", [])
+    printed, journal = run_probe("post-bash", fixture("PostToolUseFailure", cwd=str(project)), home, JOURNAL)
+    assert printed.startswith('{"hookSpecificOutput": ') and journal == list(JOURNAL)
+    assert (project / ".learnings/.state/injections.jsonl").is_file()
+
+
+RECORD = ("self_improve.hooks.record",)
+
+
+def test_post_bash_records_through_the_shared_step(tmp_path: Path) -> None:
+    """post-bash records through ``hooks/record.py`` (the step ``self-improve scan`` shares),
+    passing or failing; prompt-submit and pre-bash never load it."""
+    project, home = project_and_home(tmp_path)
+    passing = fixture("PostToolUse", cwd=str(project), tool_input={"command": "make build", "description": "build"},
+                      tool_response={"stdout": "build ok\n", "stderr": "", "interrupted": False, "isImage": False})
+    assert run_probe("post-bash", passing, home, RECORD) == ("", list(RECORD))
+    printed, modules = run_probe("post-bash", fixture("PostToolUseFailure", cwd=str(project)), home, RECORD)
+    assert printed.startswith('{"hookSpecificOutput": ') and modules == list(RECORD)
+    prompt = fixture("UserPromptSubmit", cwd=str(project), prompt="please add a test for the parser")
+    assert run_probe("prompt-submit", prompt, home, RECORD)[1] == []
+    assert run_probe("pre-bash", fixture("PreToolUse", cwd=str(project)), home, RECORD)[1] == []

@@ -210,7 +210,7 @@ def test_a_refused_fix_becomes_a_report_and_does_not_stop_the_review(project: Pa
     result = run_cli("review", "--json", cwd=project, env=TODAY)
     missing = [d for d in json.loads(result.stdout)["drift"] if d["kind"] == MISSING_RULE]
     assert [(d["action"], d["proposal"]) for d in missing] == [
-        (None, "cannot be fixed automatically: code fence opened on line 3 is never closed; close it so the managed block is not swallowed by it")
+        (None, "cannot be fixed automatically: AGENTS.md: code fence opened on line 3 is never closed; close it so the managed block is not swallowed by it")
     ]
     assert run_cli("review", "--yes", cwd=project, env=TODAY).returncode == 0
     assert (project / "AGENTS.md").read_text(encoding="utf-8") == "# Agents\n\n```sh\nmake\n"

@@ -210,7 +210,7 @@ END = "<!-- self-improve:end -->"
 )
 def test_damaged_markers_are_refused(project: Path, content: str, message: str) -> None:
     (project / "CLAUDE.md").write_text(content, encoding="utf-8")
-    refused(project, "promote", PNPM, "--yes", code=1, message=message)
+    refused(project, "promote", PNPM, "--yes", code=1, message=f"CLAUDE.md: {message}")
 
 
 def test_symlinked_target_is_refused(project: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
@@ -275,7 +275,7 @@ def test_retire_refusals(project: Path) -> None:
     assert run_cli("promote", PNPM, "--yes", cwd=project).returncode == 0
     refused(project, "retire", PNPM, code=1, message=f"promotion.require_approval is on: ask the user, then run `self-improve retire {PNPM} --yes` (nothing changed)")
     (project / "CLAUDE.md").write_text((project / "CLAUDE.md").read_text(encoding="utf-8") + f"{END}\n", encoding="utf-8")
-    refused(project, "retire", PNPM, "--yes", code=1, message="damaged self-improve markers: end marker on line 5 has no begin marker; fix them by hand")
+    refused(project, "retire", PNPM, "--yes", code=1, message="CLAUDE.md: damaged self-improve markers: end marker on line 5 has no begin marker; fix them by hand")
 
 
 def test_retire_when_the_rule_was_removed_by_hand(project: Path) -> None:

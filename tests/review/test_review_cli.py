@@ -184,7 +184,7 @@ def test_a_refusal_in_yes_mode_writes_nothing(project: Path) -> None:
     before = tree_hash(project)
     result = run_cli("review", "--yes", cwd=project, env=TODAY)
     assert (result.returncode, result.stdout) == (1, "")
-    assert result.stderr == "self-improve: error: damaged self-improve markers: begin marker on line 1 has no end marker; fix them by hand\n"
+    assert result.stderr == "self-improve: error: AGENTS.md: damaged self-improve markers: begin marker on line 1 has no end marker; fix them by hand\n"
     assert tree_hash(project) == before
 
 

@@ -75,7 +75,7 @@ def test_our_actions_are_counted_and_hook_counters_shown(project: Path) -> None:
     counters = project / ".learnings" / ".state" / "counters.json"
     counters.write_text(json.dumps({**json.loads(counters.read_text()), "reminders": 4, "error_nudges": 2}), encoding="utf-8")
     data = stats_json(project)
-    assert data["hooks"] == {"reminders": 4, "error_nudges": 2, "recalls": 0, "preventions": 0, "correction_nudges": 0, "errors_recorded": 0}
+    assert data["hooks"] == {"reminders": 4, "error_nudges": 2, "recalls": 0, "preventions": 0, "correction_nudges": 0, "errors_recorded": 0, "errors_scanned": 0}
     assert data["rules"]["actions"]["rules_promoted"] == 1  # the hooks' keys did not clobber ours
     text = run_cli("stats", cwd=project).stdout
     assert "Nudges fired: reminders 4, error nudges 2, recalls 0, preventions 0, correction nudges 0\n" in text

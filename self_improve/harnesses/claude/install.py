@@ -7,8 +7,14 @@ Two ways in, same hooks:
    (project) or ``<project>/.claude/settings.local.json`` (local), pointing at this checkout's
    ``hooks/`` by absolute path with the interpreter pinned (see ``installer.hook_command``);
    except the shared project file, which gets ``installer.portable_hook_command``.
+   The settings install also copies our skill (``skill/``: SKILL.md and references/) to
+   ``~/.claude/skills/self-improve/`` (user) or ``<project>/.claude/skills/self-improve/``
+   (project, local), where Claude Code loads skills, by the OpenClaw skill's code
+   (``openclaw/skill.py``): stamped as ours, never written over a folder that is not ours (that
+   folder is skipped, with one line, and the hooks still go in), and on uninstall only our
+   stamped files go, with the folders we created.
 2. **Plugin** (``build-plugin`` renders ``.claude-plugin/`` and ``hooks/hooks.json``): the hooks
-   run as ``"${CLAUDE_PLUGIN_ROOT}/hooks/<script>"``.
+   run as ``"${CLAUDE_PLUGIN_ROOT}/hooks/<script>"``, and the plugin loads the skill itself.
 
 Verified on Claude Code 2.1.328 (npm ``@anthropic-ai/claude-code``), one ``claude -p`` turn per
 probe against a loopback mock, a plugin whose hooks dumped their environment:
@@ -39,10 +45,20 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 
-from self_improve.errors import UsageError
+from self_improve.errors import SelfImproveError, UsageError
 from self_improve.harnesses.claude import NAME
 from self_improve.harnesses.hooks_file import HooksFileInstaller
-from self_improve.harnesses.installer import Target, checkout_root, expand, load_manifest
+from self_improve.harnesses.installer import FileChange, Target, checkout_root, expand, load_manifest, unchanged
+from self_improve.harnesses.openclaw.skill import (
+    INSTALLED_BY,
+    NOTHING_WRITTEN,
+    SkillFolder,
+    plan_skill_install,
+    plan_skill_uninstall,
+    skill_sources,
+    skill_state,
+)
+from self_improve.review.installed import hook_commands, plugin_enabled
 
 
 @dataclass
@@ -67,16 +83,53 @@ class ClaudeInstaller(HooksFileInstaller):
         """Claude Code keeps its hooks in its settings file."""
         return self.hooks_path(target)
 
+    # -- the skill --
+
+    def skill_folder(self, target: Target) -> SkillFolder:
+        return SkillFolder.read(skill_root(target), skill_dir(target))
+
+    def plan_skill(self, target: Target) -> FileChange:
+        """Our skill into ``.claude/skills/self-improve/``; a folder there that is not ours (or
+        holds an edit of ours) is left alone with one line: the hooks go in regardless."""
+        try:
+            return plan_skill_install(self.skill_folder(target), self._skill_sources(), self.manifest.version, label=NAME)
+        except SelfImproveError as exc:
+            reason = str(exc).removeprefix(f"{NAME}: ").removesuffix(f"; {NOTHING_WRITTEN}")
+            return unchanged(skill_dir(target), f"{NAME}: skipped the skill: {reason}")
+
+    def _skill_sources(self) -> dict[str, bytes]:
+        return skill_sources(self.root / self.manifest.skill_path)
+
+    def plan_install(self, target: Target) -> list[FileChange]:
+        return [*super().plan_install(target), self.plan_skill(target)]
+
+    def plan_uninstall(self, target: Target) -> list[FileChange]:
+        # The hooks file first, as in install; the skill's removal then prunes the folders we
+        # created (a .claude/ the settings file's removal had to leave: the skill was in it).
+        return [*super().plan_uninstall(target), plan_skill_uninstall(self.skill_folder(target), label=NAME)]
+
     def status(self, target: Target) -> list[str]:
-        change = self.plan_install(target)[0]
+        change = super().plan_install(target)[0]
         path = self.settings_path(target)
         if not change.changed:
-            return [f"claude ({target.scope}): installed in {path}"]
-        installed = bool(change.before) and any(
-            self._is_ours(command) for command in _commands(change.before or b"")
-        )
-        state = "installed but out of date (run install again)" if installed else "not installed"
-        return [f"claude ({target.scope}): {state} in {path}"]
+            lines = [f"claude ({target.scope}): installed in {path}"]
+        else:
+            installed = bool(change.before) and any(self._is_ours(command) for command in hook_commands(_value(change.before)))
+            state = "installed but out of date (run install again)" if installed else "not installed"
+            lines = [f"claude ({target.scope}): {state} in {path}"]
+        return [*lines, self.skill_status(target)]
+
+    def skill_status(self, target: Target) -> str:
+        where = skill_dir(target)
+        state, detail = skill_state(self.skill_folder(target), self._skill_sources(), self.manifest.version)
+        what = {
+            "current": f"installed in {where} ({INSTALLED_BY} {detail})",
+            "outdated": f"out of date in {where} (run install again)",
+            "missing": f"not installed in {where}",
+            "foreign": f"not installed: {where} holds a skill self-improve did not install",
+            "edited": f"edited since install in {where} ({detail}): install leaves it alone",
+        }[state]
+        return f"claude ({target.scope}): skill {what}"
 
     def notes(self, target: Target) -> list[str]:
         notes = []
@@ -89,31 +142,28 @@ class ClaudeInstaller(HooksFileInstaller):
         return notes
 
 
-def _commands(data: bytes) -> list[object]:
+SKILL_FOLDER = "self-improve"  # .claude/skills/<this>/SKILL.md; the skill's name is its frontmatter's
+
+
+def skill_root(target: Target) -> Path:
+    """What the skill's files are confined to, and its created folders are recorded relative
+    to: the home (user scope) or the project; a linked ``.claude`` itself where it is one (a
+    dotfile manager's: writing through the user's own link is theirs to choose)."""
+    base = target.home if target.scope == "user" else target.project
+    linked = base / ".claude"
+    return linked if linked.is_symlink() and linked.is_dir() else base
+
+
+def skill_dir(target: Target) -> Path:
+    base = target.home if target.scope == "user" else target.project
+    return base / ".claude" / "skills" / SKILL_FOLDER
+
+
+def _value(data: bytes | None) -> object:
     try:
-        value = json.loads(data)
+        return json.loads(data or b"")
     except ValueError:
-        return []
-    hooks = value.get("hooks") if isinstance(value, dict) else None
-    out: list[object] = []
-    for groups in hooks.values() if isinstance(hooks, dict) else []:
-        for group in groups if isinstance(groups, list) else []:
-            handlers = group.get("hooks") if isinstance(group, dict) else None
-            for handler in handlers if isinstance(handlers, list) else []:
-                if isinstance(handler, dict):
-                    out.append(handler.get("command"))
-    return out
-
-
-def plugin_enabled(settings: Path, plugin: str) -> bool:
-    try:
-        value = json.loads(settings.read_bytes())
-    except (OSError, ValueError):
-        return False
-    enabled = value.get("enabledPlugins") if isinstance(value, dict) else None
-    if not isinstance(enabled, dict):
-        return False
-    return any(key.split("@", 1)[0] == plugin and flag is True for key, flag in enabled.items())
+        return None
 
 
 def installer(root: Path | None = None, python: str | None = None) -> ClaudeInstaller:

@@ -26,11 +26,15 @@ Two things go in (see /work/shared/openclaw/README.md for what was verified on O
 its default ``AGENTS.md`` template (the workspace conventions and the first-run onboarding) into a
 workspace that has none, whether the workspace existed or not, and leaves an existing one alone.
 An ``AGENTS.md`` we created would hold only our block and keep that template out for good; one
-we deleted would get the template back on the next run. So a workspace without ``AGENTS.md`` (or
-without a workspace at all) means "OpenClaw has not set it up yet": install skips it with a
-message and writes nothing (``--harness all`` on a machine without OpenClaw must not fail either),
-and uninstall leaves an empty file where the block was the only content (an empty ``AGENTS.md``
-was the user's before install: install never creates one).
+we deleted would get the template back on the next run. So a workspace without ``AGENTS.md``
+means "OpenClaw has not run here yet": install puts the skill in, records the workspace
+(``pending.py``) and says, in one line, that the next ``watch`` or ``sweep`` pass after OpenClaw's
+first run adds the block (:func:`ensure_blocks`; the next install does too); exit 0, since
+nothing is left for the user to do but run OpenClaw. Without a workspace at all there is no
+OpenClaw here: install skips it with a message and writes nothing (``--harness all`` on a
+machine without OpenClaw must not fail). Uninstall drops the record, and leaves an empty file
+where the block was the only content (an empty ``AGENTS.md`` was the user's before install:
+install never creates one).
 """
 
 from __future__ import annotations
@@ -52,6 +56,7 @@ from self_improve.harnesses.openclaw.block import (
     shown_pending_count,
     uninstall_text,
 )
+from self_improve.harnesses.openclaw import pending
 from self_improve.harnesses.openclaw.skill import (
     INSTALLED_BY,
     NOTHING_WRITTEN,
@@ -59,6 +64,7 @@ from self_improve.harnesses.openclaw.skill import (
     plan_skill_install,
     plan_skill_uninstall,
     skill_sources,
+    skill_state,
 )
 from self_improve.review.managed_block import (
     OPENCLAW_FILE_LIMIT,
@@ -104,6 +110,8 @@ class BlockChange(FileChange):
             edit_file(self.path, self.root, self.edit, keep_empty=True)
         except ManagedBlockError as exc:
             raise SelfImproveError(f"{NAME}: {exc}") from None
+        if self.edit is install_text and pending.is_waiting(self.root):
+            pending.forget(self.root)  # the block is in: nothing waits any more
 
 
 # --------------------------------------------------------------------------- the block
@@ -238,20 +246,27 @@ class OpenClawInstaller:
         if not workspace.is_dir():
             return [unchanged(workspace, _not_set_up(workspace, f"no workspace at {workspace}"))]
         agents = workspace / AGENTS_FILE
-        if not agents.exists() and not agents.is_symlink():
-            return [unchanged(agents, _not_set_up(workspace, f"{workspace} has no {AGENTS_FILE} yet"))]
-        if reason := occupied_reason(workspace, self.state_for(target)):
+        state = self.state_for(target)
+        if reason := occupied_reason(workspace, state):
             raise SelfImproveError(
                 f"{NAME}: {reason}; remove it to use ours, or keep yours and skip --harness {NAME}; {NOTHING_WRITTEN}"
             )
         skill = plan_skill_install(self._skill_folder(workspace), self._sources(), self.manifest.version)
+        if not agents.exists() and not agents.is_symlink():
+            # Before OpenClaw's first run: the skill now, the block once OpenClaw has seeded
+            # its AGENTS.md (we never create that file; see the module doc).
+            return [skill, pending.PendingBlock(agents, None, None, summary=waiting_line(agents), workspace=workspace, state=state)]
         return [skill, plan_block_install(workspace)]
 
     def plan_uninstall(self, target: Target) -> list[FileChange]:
         workspace = self.workspace_for(target)
         if not workspace.is_dir():
             return [unchanged(workspace, f"{NAME}: no workspace at {workspace}: nothing installed")]
-        return [plan_skill_uninstall(self._skill_folder(workspace)), plan_block_uninstall(workspace)]
+        changes = [plan_skill_uninstall(self._skill_folder(workspace)), plan_block_uninstall(workspace)]
+        if pending.is_waiting(workspace):
+            summary = f"{NAME}: no longer waiting to add the reminder block to {workspace / AGENTS_FILE}"
+            changes.append(pending.PendingBlock(workspace, None, None, summary=summary, workspace=workspace, wanted=False))
+        return changes
 
     # -- status --
 
@@ -260,22 +275,21 @@ class OpenClawInstaller:
         if not workspace.is_dir():
             return [f"✗ {NAME}: no workspace at {workspace} (run OpenClaw once, or pass --workspace)"]
         if not (workspace / AGENTS_FILE).exists():
-            return [f"✗ {NAME}: {workspace} has no {AGENTS_FILE} yet (run OpenClaw once: it seeds one)"]
+            waits = "; the next `self-improve watch` or `sweep` pass then adds the reminder block" if pending.is_waiting(workspace) else ""
+            return [self._skill_status(workspace), f"✗ {NAME}: {workspace} has no {AGENTS_FILE} yet (run OpenClaw once: it seeds one{waits})"]
         return [self._skill_status(workspace), self._block_status(workspace), *self._refusal_status(target)]
 
     def _skill_status(self, workspace: Path) -> str:
         folder = self._skill_folder(workspace)
         where = folder.directory
-        if folder.stamp is None:
-            what = "not installed" if folder.is_free() else "a skill self-improve did not install is there"
-            return f"✗ {NAME}: skill {where}: {what}"
-        if edited := folder.edited():
-            return f"✗ {NAME}: skill {where}: {', '.join(edited)} edited since install"
-        sources = self._sources()
-        current = all(folder.current(rel) == data for rel, data in sources.items())
-        if current and folder.stamp.version == self.manifest.version and set(folder.stamp.files) == set(sources):
-            return f"✓ {NAME}: skill {where} ({INSTALLED_BY} {folder.stamp.version})"
-        return f"✗ {NAME}: skill {where} is out of date (run `self-improve install --harness {NAME}`)"
+        state, detail = skill_state(folder, self._sources(), self.manifest.version)
+        if state == "current":
+            return f"✓ {NAME}: skill {where} ({INSTALLED_BY} {detail})"
+        if state == "outdated":
+            return f"✗ {NAME}: skill {where} is out of date (run `self-improve install --harness {NAME}`)"
+        what = {"missing": "not installed", "foreign": "a skill self-improve did not install is there",
+                "edited": f"{detail} edited since install"}[state]
+        return f"✗ {NAME}: skill {where}: {what}"
 
     def _block_status(self, workspace: Path) -> str:
         path = workspace / AGENTS_FILE
@@ -301,7 +315,7 @@ class OpenClawInstaller:
         return []
 
     def notes(self, target: Target) -> list[str]:
-        if not (self.workspace_for(target) / AGENTS_FILE).is_file():
+        if not self.workspace_for(target).is_dir():
             return []
         return [
             (
@@ -309,6 +323,46 @@ class OpenClawInstaller:
                 "commands from OpenClaw's transcripts and keep the block's Pending triage line current"
             )
         ]
+
+
+def waiting_line(agents: Path) -> str:
+    """What an install before OpenClaw's first run says about the block, in one line."""
+    return (
+        f"{NAME}: {agents} does not exist yet: OpenClaw seeds it on its first run, and the next "
+        "`self-improve watch` or `sweep` pass after that adds the reminder block (so does `self-improve install --harness openclaw`)"
+    )
+
+
+def ensure_blocks() -> list[str]:
+    """Add the block to every workspace ``pending`` records whose AGENTS.md OpenClaw has seeded
+    since (the plan of install, refusals included); one line per workspace settled: added, or
+    refused (reported once, then dropped: ``install`` explains it again). Nothing else is
+    touched. Never raises: a ``sweep`` pass must go on."""
+    pairs = pending.waiting()
+    lines = []
+    for workspace, state in pairs:
+        agents = workspace / AGENTS_FILE
+        if not agents.is_file():
+            continue  # not seeded yet: ask again next pass
+        try:
+            if has_block(agents.read_bytes().decode("utf-8")):
+                line = ""  # the next install put it in meanwhile
+            elif reason := occupied_reason(workspace, state):
+                line = f"{NAME}: did not add the reminder block to {agents}: {reason}"
+            else:
+                change = plan_block_install(workspace)
+                change.preflight()
+                change.apply()
+                line = f"{NAME}: added the reminder block to {agents} (OpenClaw has seeded it)"
+        except (OSError, UnicodeDecodeError, SelfImproveError) as exc:
+            line = f"{NAME}: did not add the reminder block to {agents}: {str(exc).removeprefix(f'{NAME}: ')}"
+        try:
+            pending.forget(workspace)
+        except (OSError, SelfImproveError):
+            pass  # asked again next pass, when the block is in place: nothing is written twice
+        if line:
+            lines.append(line)
+    return lines
 
 
 def _not_set_up(workspace: Path, what: str) -> str:

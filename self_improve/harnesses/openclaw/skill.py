@@ -1,7 +1,8 @@
 """OpenClaw: our skill in the agent workspace, ``<workspace>/skills/self-improvement/``.
 
 **The skill** is copied to ``<workspace>/skills/self-improvement/`` (``SKILL.md`` and
-``references/``). OpenClaw lists workspace skills in the prompt by name, description and
+``references/``); Claude Code's settings install puts the same folder, by the same code, in
+``.claude/skills/self-improve/`` (``claude/install.py``, messages labelled ``claude``). OpenClaw lists workspace skills in the prompt by name, description and
 location; the agent reads the body on demand. Ours is recognised by ``.self-improve-stamp``
 in that folder: our name, version, the content hash, each file's sha256, and the folders
 install created. Rules:
@@ -29,6 +30,7 @@ from self_improve.changes import confined
 from self_improve.errors import SelfImproveError
 from self_improve.harnesses.installer import DIFF_ROOT, FileChange, unchanged
 from self_improve.harnesses.openclaw import NAME
+from self_improve.review.created_files import forget_created
 
 STAMP_NAME = ".self-improve-stamp"
 INSTALLED_BY = "self-improve"
@@ -123,7 +125,8 @@ class TreeChange(FileChange):
             try:
                 directory.rmdir()
             except OSError:  # not empty (the user's files are in it) or already gone: keep it
-                pass
+                continue
+            forget_created(directory)  # a folder make_dirs recorded too: gone, so no longer ours
 
 
 # --------------------------------------------------------------------------- the skill
@@ -192,26 +195,27 @@ def _missing_dirs(workspace: Path, directory: Path, relatives: list[str]) -> set
     return missing
 
 
-def plan_skill_install(folder: SkillFolder, sources: dict[str, bytes], version: str) -> FileChange:
+def plan_skill_install(folder: SkillFolder, sources: dict[str, bytes], version: str, label: str = NAME) -> FileChange:
+    """``label``: the harness that names the messages (``openclaw``, ``claude``)."""
     where = folder.directory
     if where.is_symlink() or (where.exists() and not where.is_dir()):
-        raise SelfImproveError(f"{NAME}: {where} is not a plain folder; {NOTHING_WRITTEN}")
+        raise SelfImproveError(f"{label}: {where} is not a plain folder; {NOTHING_WRITTEN}")
     if folder.stamp is None and not folder.is_free():
         why = "its .self-improve-stamp is not ours" if folder.stamp_bytes is not None else f"no {STAMP_NAME}"
         raise SelfImproveError(
-            f"{NAME}: {where} holds a skill self-improve did not install ({why}); move it away to "
+            f"{label}: {where} holds a skill self-improve did not install ({why}); move it away to "
             f"install ours; {NOTHING_WRITTEN}"
         )
     stamped = folder.stamp.files if folder.stamp is not None else {}
     if folder.stamp is not None and (edited := folder.edited()):
         raise SelfImproveError(
-            f"{NAME}: {', '.join(edited)} in {where} changed since self-improve installed it; "
+            f"{label}: {', '.join(edited)} in {where} changed since self-improve installed it; "
             f"save your edit elsewhere and delete the file to update; {NOTHING_WRITTEN}"
         )
     collisions = sorted(rel for rel in sources if rel not in stamped and folder.current(rel) not in (None, sources[rel]))
     if collisions:
         raise SelfImproveError(
-            f"{NAME}: {', '.join(collisions)} in {where} is not ours and would be overwritten; "
+            f"{label}: {', '.join(collisions)} in {where} is not ours and would be overwritten; "
             f"{NOTHING_WRITTEN}"
         )
 
@@ -226,25 +230,25 @@ def plan_skill_install(folder: SkillFolder, sources: dict[str, bytes], version: 
     parts.append(FileChange(folder.stamp_path, folder.stamp_bytes, stamp.to_bytes(), settle=0.0))
 
     if not any(part.changed for part in parts):
-        summary = f"{NAME}: skill {where} is up to date ({INSTALLED_BY} {version})"
+        summary = f"{label}: skill {where} is up to date ({INSTALLED_BY} {version})"
     elif folder.stamp is None:
-        summary = f"{NAME}: install the skill into {where} ({len(sources)} files)"
+        summary = f"{label}: install the skill into {where} ({len(sources)} files)"
     else:
         names = sorted(part.path.relative_to(where).as_posix() for part in parts[:-1] if part.changed)
-        summary = f"{NAME}: update the skill in {where} ({', '.join(names) or 'stamp'})"
+        summary = f"{label}: update the skill in {where} ({', '.join(names) or 'stamp'})"
     return TreeChange(where, None, None, parts=parts, summary=summary, root=folder.workspace)
 
 
-def plan_skill_uninstall(folder: SkillFolder) -> FileChange:
+def plan_skill_uninstall(folder: SkillFolder, label: str = NAME) -> FileChange:
     where = folder.directory
     if not where.exists() and not where.is_symlink():
-        return unchanged(where, f"{NAME}: no skill in {where}")
+        return unchanged(where, f"{label}: no skill in {where}")
     if folder.stamp is None:
-        return unchanged(where, f"{NAME}: left {where} alone: self-improve did not install it (no stamp of ours)")
+        return unchanged(where, f"{label}: left {where} alone: self-improve did not install it (no stamp of ours)")
     if edited := folder.edited():
         return unchanged(
             where,
-            f"{NAME}: left {where} in place: {', '.join(edited)} changed since install "
+            f"{label}: left {where} in place: {', '.join(edited)} changed since install "
             "(delete the folder yourself if you no longer want it)",
         )
     parts = [
@@ -256,7 +260,21 @@ def plan_skill_uninstall(folder: SkillFolder) -> FileChange:
     ours = set(folder.stamp.files) | {STAMP_NAME}
     kept = [path for path in where.rglob("*") if path.is_file() and path.relative_to(where).as_posix() not in ours]
     prune = sorted((folder.workspace / rel for rel in folder.stamp.created), key=lambda p: len(p.parts), reverse=True)
-    summary = f"{NAME}: remove the skill from {where}"
+    summary = f"{label}: remove the skill from {where}"
     if kept:
         summary += f" (kept {len(kept)} file(s) self-improve did not install)"
     return TreeChange(where, None, None, parts=parts, prune=tuple(prune), summary=summary, root=folder.workspace)
+
+
+def skill_state(folder: SkillFolder, sources: dict[str, bytes], version: str) -> tuple[str, str]:
+    """What the folder holds, for a status line: ``(state, detail)`` with state one of
+    ``current`` (detail: the stamp's version), ``missing``, ``foreign``, ``edited`` (detail:
+    the edited files) or ``outdated``."""
+    if folder.stamp is None:
+        return ("missing", "") if folder.is_free() else ("foreign", "")
+    if edited := folder.edited():
+        return "edited", ", ".join(edited)
+    current = all(folder.current(rel) == data for rel, data in sources.items())
+    if current and folder.stamp.version == version and set(folder.stamp.files) == set(sources):
+        return "current", folder.stamp.version
+    return "outdated", ""

@@ -150,10 +150,12 @@ class SweepReport:
     record_failures: int = 0
     projects: tuple[str, ...] = ()
     warnings: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()  # what the pass did besides recording: a reminder block added (``install.ensure_blocks``)
 
     def as_dict(self) -> dict[str, Any]:
         data = {name: getattr(self, name) for name in COUNTS}
-        return {**data, "projects": list(self.projects), "projects_touched": len(self.projects), "warnings": list(self.warnings)}
+        return {**data, "projects": list(self.projects), "projects_touched": len(self.projects), "warnings": list(self.warnings),
+                "notes": list(self.notes)}
 
 
 COUNTS = tuple(f.name for f in fields(SweepReport) if f.type == "int")
@@ -227,10 +229,25 @@ def sweep(
             f"{tally.counts['zstd_skipped']} zstd-compressed transcript row(s) skipped: "
             "install 'zstandard' (or use Python 3.14+) to read them"
         )
-    report = tally.freeze()
+    report = replace(tally.freeze(), notes=tuple(_pending_blocks()))
     if on_recorded is not None and tally.counts["errors_recorded"]:
         on_recorded(frozenset(tally.projects))
     return report
+
+
+def _pending_blocks() -> list[str]:
+    """The reminder block for workspaces installed into before OpenClaw's first run, once it has
+    seeded their AGENTS.md (``openclaw/pending.py``): every pass asks, at the cost of one open."""
+    from self_improve.harnesses.openclaw import pending
+
+    if not pending.waiting():
+        return []
+    from self_improve.harnesses.openclaw.install import ensure_blocks
+
+    try:
+        return ensure_blocks()
+    except Exception as exc:  # noqa: BLE001 (a pass records errors first; the block can wait a pass)
+        return [f"openclaw: the reminder blocks waiting for OpenClaw's first run were not checked: {exc}"]
 
 
 def _sweep_database(database: Path, ctx: _PassContext, tally: _Tally) -> None:

@@ -1,0 +1,224 @@
+"""Claude Code's past sessions, read back from its transcripts for ``self-improve scan``.
+
+Where: ``$CLAUDE_CONFIG_DIR/projects`` (else ``~/.claude/projects``), one folder per project
+slug, one ``<session>.jsonl`` per session, one JSON object per line (subagents' files below a
+session's folder carry the parent's ``sessionId``). A resumed session (``--resume``,
+``--continue``) appends to its own file with the same ``sessionId``.
+
+What a Bash call looks like (verified on Claude Code 2.1.328, ``tests/data/claude_transcripts``):
+
+- an ``assistant`` line whose ``message.content[]`` holds ``{"type": "tool_use", "id", "name":
+  "Bash", "input": {"command", ...}}``;
+- a later ``user`` line whose ``message.content[]`` holds ``{"type": "tool_result",
+  "tool_use_id", "content", "is_error"}``, and beside it ``toolUseResult``: for a command that
+  exited 0, ``{"stdout", "stderr", "interrupted", ...}`` (what ``PostToolUse`` carries as
+  ``tool_response``); for a failure, the string ``"Error: Exit code N\\n<output>"`` while
+  ``content`` is ``"Exit code N\\n<output>"``, the very text of ``PostToolUseFailure``'s
+  ``error``. So the exit code is read as the hooks' adapter reads it (``split_exit_code``): a
+  failure without that prefix (a timeout, a denied call) has no code.
+- every such line has ``timestamp`` (ISO 8601, UTC, milliseconds), ``sessionId`` and ``cwd``.
+- a prompt the user typed is a ``user`` line whose ``message.content`` is a string (or text
+  blocks) and which is not ``isMeta``.
+
+Fast: a line is parsed only when a cheap substring test says it may hold a ``tool_use`` or be a
+``user`` line; most bytes of a transcript are attachments and request records that never are.
+The reader yields plain :class:`~self_improve.events.ToolResult` and ``Prompt`` values, cleaned
+as the hooks' adapter cleans a payload (``events.clean_text``): the rest of the pipeline is the
+hooks' own.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from datetime import datetime
+
+from self_improve.events import Prompt, ToolResult, clean_text
+from self_improve.harnesses.claude import SHELL_TOOLS, split_exit_code
+
+# Substrings a line must contain to be worth parsing (compact or spaced JSON alike).
+_TOOL_USE = b'"tool_use"'
+_USER = b'"user"'
+MAX_PENDING_CALLS = 64  # Bash calls waiting for their result across a scan's end (kept in its state)
+# What Claude Code writes into the conversation as a "user" line that nobody typed.
+_NOT_TYPED = ("<command-", "<local-command-", "<bash-", "<user-memory-input>", "[Request interrupted", "Caveat:")
+
+
+class Event:
+    """One event of a transcript: a finished Bash command or a typed prompt, when it happened
+    (seconds since the epoch), and ``end``, the file offset just past its line."""
+
+    __slots__ = ("result", "prompt", "when", "end", "call_id")
+
+    def __init__(self, when: float, end: int, result: ToolResult | None = None, prompt: Prompt | None = None,
+                 call_id: str = "") -> None:
+        self.when = when
+        self.end = end
+        self.result = result
+        self.prompt = prompt
+        self.call_id = call_id
+
+    @property
+    def session(self) -> str:
+        if self.result is not None:
+            return self.result.session
+        return self.prompt.session if self.prompt is not None else ""
+
+    @property
+    def cwd(self) -> str:
+        if self.result is not None:
+            return self.result.cwd
+        return self.prompt.cwd if self.prompt is not None else ""
+
+
+def projects_dir(environ: dict[str, str] | None = None) -> str:
+    env = os.environ if environ is None else environ
+    config = env.get("CLAUDE_CONFIG_DIR", "")
+    base = config if config and os.path.isabs(config) else os.path.join(os.path.expanduser("~"), ".claude")
+    return os.path.join(base, "projects")
+
+
+def history_dir(environ: dict[str, str] | None = None) -> str:
+    """Where ``scan`` looks (the interface every harness's ``history`` module has)."""
+    return projects_dir(environ)
+
+
+def transcripts(folder: str) -> list[str]:
+    """Every ``*.jsonl`` below ``folder``, sorted (regular files only, links not followed)."""
+    found: list[str] = []
+    for top, dirs, files in os.walk(folder, followlinks=False):
+        dirs.sort()
+        for name in sorted(files):
+            path = os.path.join(top, name)
+            if name.endswith(".jsonl") and os.path.isfile(path) and not os.path.islink(path):
+                found.append(path)
+    return found
+
+
+def session_count(folder: str) -> int:
+    """How many sessions ``folder`` holds: the transcripts directly in a project's folder (a
+    subagent's, one level further down, belongs to its parent's session)."""
+    return sum(1 for path in transcripts(folder) if os.path.dirname(os.path.dirname(path)) == folder.rstrip(os.sep))
+
+
+def parse_time(text: object) -> float | None:
+    """``2026-12-01T20:14:26.301Z`` -> seconds since the epoch; None when it is not a time."""
+    if not isinstance(text, str) or not text:
+        return None
+    try:
+        moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    if moment.tzinfo is None:
+        return None  # Claude Code writes UTC with a Z: a naive time is not one of its lines
+    return moment.timestamp()
+
+
+def _text_of(content: object) -> str:
+    """A tool_result's or a prompt's ``content``: a string, or a list of text blocks."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(str(block.get("text", "")) for block in content
+                         if isinstance(block, dict) and block.get("type") == "text")
+    return ""
+
+
+def _result(block: dict[str, object], line: dict[str, object], command: str) -> ToolResult:
+    """The ``ToolResult`` the hooks' adapter builds from the matching post-tool payload."""
+    session, cwd = clean_text(line.get("sessionId")), clean_text(line.get("cwd"))
+    detail = line.get("toolUseResult")
+    if block.get("is_error") is not True:
+        if isinstance(detail, dict):  # PostToolUse's tool_response: stdout, then stderr
+            output = clean_text(detail.get("stdout"))
+            stderr = clean_text(detail.get("stderr"))
+            if stderr:
+                output = f"{output}\n{stderr}" if output else stderr
+            return ToolResult(command, output, 0, session, cwd, interrupted=detail.get("interrupted") is True)
+        return ToolResult(command, clean_text(_text_of(block.get("content"))), 0, session, cwd)
+    exit_code, output = split_exit_code(clean_text(_text_of(block.get("content"))))
+    interrupted = isinstance(detail, dict) and detail.get("interrupted") is True
+    return ToolResult(command, output, exit_code, session, cwd, interrupted=interrupted)
+
+
+def _prompt(line: dict[str, object], content: object) -> Prompt | None:
+    if line.get("isMeta") is True or line.get("isSidechain") is True or "toolUseResult" in line:
+        return None  # Claude Code's own words, or a subagent's task, not the user's
+    text = _text_of(content).strip()
+    if not text or text.startswith(_NOT_TYPED):
+        return None
+    return Prompt(clean_text(text), clean_text(line.get("sessionId")), clean_text(line.get("cwd")))
+
+
+class TranscriptReader:
+    """The events of one transcript from ``offset`` (a line boundary), in file order.
+
+    ``calls`` maps a Bash call's id to its command: the calls read and not yet answered, kept by
+    the caller across scans (bounded: :data:`MAX_PENDING_CALLS`). ``position`` is the offset
+    just past the last whole line read: a last line without its newline is being written, and
+    is left for the next scan; so is anything past ``stop``."""
+
+    def __init__(self, path: str, offset: int, calls: dict[str, str], stop: int | None = None) -> None:
+        self.path = path
+        self.position = offset
+        self.calls = calls
+        self.stop = stop
+
+    def events(self) -> Iterator[Event]:
+        calls = self.calls
+        with open(self.path, "rb") as handle:
+            handle.seek(self.position)
+            for raw in handle:
+                end = self.position + len(raw)
+                if not raw.endswith(b"\n") or (self.stop is not None and end > self.stop):
+                    return
+                self.position = end
+                if _TOOL_USE not in raw and _USER not in raw:
+                    continue  # most lines: attachments, request records, queue operations
+                try:
+                    line = json.loads(raw)
+                except ValueError:
+                    continue  # a torn or foreign line proves nothing
+                if isinstance(line, dict):
+                    yield from _events_of(line, end, calls)
+
+
+def _events_of(line: dict[str, object], end: int, calls: dict[str, str]) -> Iterator[Event]:
+    kind = line.get("type")
+    message = line.get("message")
+    if kind not in ("assistant", "user") or not isinstance(message, dict):
+        return
+    content = message.get("content")
+    if kind == "assistant":
+        for block in content if isinstance(content, list) else []:
+            if isinstance(block, dict) and block.get("type") == "tool_use" and block.get("name") in SHELL_TOOLS:
+                tool_input = block.get("input")
+                command = clean_text(tool_input.get("command")) if isinstance(tool_input, dict) else ""
+                call_id = block.get("id")
+                if isinstance(call_id, str) and call_id:
+                    calls[call_id] = command
+                    while len(calls) > MAX_PENDING_CALLS:
+                        del calls[next(iter(calls))]
+        return
+    when = parse_time(line.get("timestamp"))
+    if when is None:
+        return
+    if not isinstance(content, list):
+        prompt = _prompt(line, content)
+        if prompt is not None:
+            yield Event(when, end, prompt=prompt)
+        return
+    answered = False
+    for block in content:
+        if not isinstance(block, dict) or block.get("type") != "tool_result":
+            continue
+        answered = True
+        call_id = block.get("tool_use_id")
+        if not isinstance(call_id, str) or call_id not in calls:
+            continue  # not a Bash call's result (or its call was never seen)
+        yield Event(when, end, result=_result(block, line, calls.pop(call_id)), call_id=call_id)
+    if not answered:
+        prompt = _prompt(line, content)
+        if prompt is not None:
+            yield Event(when, end, prompt=prompt)

@@ -1,0 +1,64 @@
+"""``self-improve stats --curve [--since DAY] [--by week|day] [--json]``: the learning curve
+(``review/curve.py``, drawn by ``review/curve_text.py``) reached through the verb, and the
+options that go with one view only refused elsewhere, changing nothing."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import run_cli, tree_hash
+
+PLAIN = {"NO_COLOR": "1", "SELF_IMPROVE_TODAY": "2026-12-01"}
+
+
+@pytest.fixture()
+def project(tmp_path: Path) -> Path:
+    (tmp_path / ".git").mkdir()
+    assert run_cli("init", cwd=tmp_path).returncode == 0
+    errors = tmp_path / ".learnings" / "ERRORS.md"
+    errors.write_text(errors.read_text(encoding="utf-8") + (
+        "## [ERR-20261128-abc] make\n\n**Logged**: 2026-11-28T10:00:00Z\n**Priority**: high\n**Status**: pending\n\n"
+        "### Summary\nmake test fails without deps\n\n### Metadata\n- Pattern-Key: build.make\n- Recurrence-Count: 3\n"
+        "- Occurrences: 2026-11-28/aaaa1111, 2026-11-30/bbbb2222, 2026-12-01/cccc3333\n\n---\n"
+    ), encoding="utf-8")
+    return tmp_path
+
+
+def test_the_curve_by_day_counts_each_dated_occurrence_on_its_day(project: Path) -> None:
+    result = run_cli("stats", "--curve", "--by", "day", "--since", "2026-11-28", cwd=project, env=PLAIN)
+    assert (result.returncode, result.stderr) == (0, "")
+    rows = result.stdout.splitlines()
+    assert rows[0] == "Learning curve by day, 2026-11-28 to 2026-12-01"
+    assert [row.split()[0] for row in rows[2:7]] == ["2026-11-28", "2026-11-29", "2026-11-30", "2026-12-01", "total"]
+    numbers = [[int(word) for word in row.split()[1:] if word.isdigit()] for row in rows[2:7]]
+    # recorded, repeats, fixed in time, promoted, retired
+    assert numbers == [[1, 0, 0, 0, 0], [0, 0, 0, 0, 0], [1, 1, 0, 0, 0], [1, 1, 0, 0, 0], [3, 2, 0, 0, 0]]
+
+
+def test_the_curve_as_json_has_the_same_numbers(project: Path) -> None:
+    result = run_cli("stats", "--curve", "--by", "day", "--since", "2026-11-30", "--json", cwd=project, env=PLAIN)
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    text = json.dumps(data)
+    assert "2026-11-30" in text and "2026-12-01" in text and "2026-11-29" not in text
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("--since", "2026-11-01"), "--since goes with --injected or --curve"),
+        (("--by", "day"), "--by goes with --curve"),
+        (("--curve", "--injected"), "--injected and --curve are two views: choose one"),
+        (("--curve", "--since", "soon"), "--since must be a day YYYY-MM-DD, not 'soon'"),
+        (("--curve", "--since", "2026-12-02"), "--since 2026-12-02 is after today (2026-12-01)"),
+    ],
+)
+def test_an_option_of_another_view_is_refused_and_nothing_is_written(project: Path, args: tuple[str, ...], message: str) -> None:
+    before = tree_hash(project)
+    result = run_cli("stats", *args, cwd=project, env=PLAIN)
+    assert (result.returncode, result.stdout) == (2, "")
+    assert result.stderr.startswith(f"self-improve: error: {message}")
+    assert tree_hash(project) == before
