@@ -269,6 +269,8 @@ from corrections_{lang}.py: do not edit by hand).
 
     NAMES: tuple[str, ...]              # the patterns, in the order of corrections_{lang}.PATTERNS
     FIRST: tuple[tuple[str, ...], ...]  # per pattern, its first needle group (the cheapest to rule out)
+    BY_GRAM: dict[str, tuple[int, ...]] # a needle's first three characters -> the patterns it is of
+    SHORT: tuple[int, ...]              # the patterns with a needle of fewer characters
 
 A pattern is tried only when each of its needle groups has a literal in the (case-folded)
 prompt; its other groups (corrections_{lang}.REST) are read once its first one has.
@@ -279,6 +281,22 @@ NAMES = (''']
     lines += [")", "FIRST = ("]
     lines += [f"    {groups[0]!r},  # {name}" for name, groups in needles.items()]
     lines.append(")")
+    # The inverse of FIRST for a long prompt: a pattern's first group can hold only where the
+    # first three characters of one of its needles occur, so the prompt's 3-grams name the few
+    # patterns worth a look (instead of a set lookup per needle of every pattern).
+    by_gram: dict[str, list[int]] = {}
+    short: list[int] = []
+    for position, groups in enumerate(needles.values()):
+        for needle in groups[0]:
+            if len(needle) < 3:
+                short.append(position)
+            elif position not in by_gram.setdefault(needle[:3], []):
+                by_gram[needle[:3]].append(position)
+    lines += ["# For a long prompt: the first three characters of each needle of FIRST -> the positions of",
+              "# the patterns whose first group holds it; SHORT: the patterns with a shorter needle.",
+              "BY_GRAM = {"]
+    lines += [f"    {gram!r}: {tuple(positions)!r}," for gram, positions in sorted(by_gram.items())]
+    lines += ["}", f"SHORT = {tuple(sorted(set(short)))!r}"]
     return "\n".join(lines) + "\n"
 
 

@@ -237,17 +237,20 @@ def run(command: list[str], stdin: bytes, env: dict[str, str], cwd: Path) -> str
 
 
 def snapshot(project: Path) -> dict[str, str]:
-    """sha256 of every file except .learnings/**; CLAUDE.md / AGENTS.md without our managed block."""
+    """sha256 of every file except .learnings/**; the rules files (CLAUDE.md, AGENTS.md and our
+    own .claude/rules/self-improve*.md) without our managed block."""
     out: dict[str, str] = {}
+    ours: list[str] = []
     for path in sorted(project.rglob("*")):
         rel = path.relative_to(project).as_posix()
         if rel == ".learnings" or rel.startswith(".learnings/") or path.is_dir():
             continue
         data = path.read_bytes()
-        if rel in ("CLAUDE.md", "AGENTS.md"):
+        if rel in ("CLAUDE.md", "AGENTS.md") or rel.startswith(".claude/rules/self-improve"):
+            ours.append(rel)
             data = BLOCK.sub("", data.decode("utf-8", "surrogateescape"), count=1).encode("utf-8", "surrogateescape")
         out[rel] = hashlib.sha256(data).hexdigest()
-    for name in ("CLAUDE.md", "AGENTS.md"):  # a file we created holding only our block counts as absent
+    for name in ours:  # a file we created holding only our block counts as absent
         if out.get(name) == hashlib.sha256(b"").hexdigest():
             del out[name]
     return out

@@ -32,7 +32,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "set-status": ("set_status", "change an entry's status"),
     "lint": ("lint", "report malformed entries (never modifies anything)"),
     "review": ("review", "propose promotions, archiving and retirements; apply the ones chosen"),
-    "promote": ("promote", "promote an entry into CLAUDE.md / AGENTS.md as a short prevention rule"),
+    "promote": ("promote", "promote an entry into the rules the agent reads (.claude/rules/self-improve.md, AGENTS.md, …) as a short prevention rule"),
     "retire": ("retire", "remove a promoted rule from its managed block and mark the entry retired"),
     "archive": ("archive", "move entries into .learnings/archive/ (`restore` brings one back)"),
     "restore": ("restore", "move an archived entry back into its learnings file"),

@@ -34,8 +34,9 @@ def test_two_concurrent_promotes_keep_both_rules(tmp_path: Path) -> None:
     complete = 0
     for trial in range(PROMOTE_TRIALS):
         root = make_project(tmp_path / f"trial-{trial}")
-        first = start_cli("promote", PNPM, "--yes", cwd=root, env=env)
-        second = start_cli("promote", RUFF, "--yes", cwd=root, env=env)
+        # the user's own CLAUDE.md (the default is now .claude/rules/self-improve.md): its bytes are the point
+        first = start_cli("promote", PNPM, "--yes", "--target", "CLAUDE.md", cwd=root, env=env)
+        second = start_cli("promote", RUFF, "--yes", "--target", "CLAUDE.md", cwd=root, env=env)
         results = [finish(first), finish(second)]
         assert [(code, err) for code, _, err in results] == [(0, ""), (0, "")], trial
         rules = {rule.entry_id: rule.text for rule in list_rules((root / "CLAUDE.md").read_text(encoding="utf-8"))}
@@ -52,7 +53,7 @@ def test_lines_appended_during_promote_are_all_kept(tmp_path: Path) -> None:
         root = make_project(tmp_path / f"trial-{trial}")
         claude_md = root / "CLAUDE.md"
         writer = Writer(APPENDER, claude_md, tmp_path)
-        code, _, err = finish(start_cli("promote", PNPM, "--yes", cwd=root, env=env))
+        code, _, err = finish(start_cli("promote", PNPM, "--yes", "--target", "CLAUDE.md", cwd=root, env=env))
         count = writer.stop()
         assert (code, err) == (0, ""), trial
         text = claude_md.read_text(encoding="utf-8")
@@ -76,4 +77,4 @@ def test_another_program_rewriting_settings_during_install_keeps_its_keys_and_ou
         hooks = value["hooks"]
         assert isinstance(hooks, dict)
         commands = [h["command"] for groups in hooks.values() for g in groups for h in g["hooks"]]
-        assert sorted(command.rsplit("/", 1)[1] for command in commands) == ["post-bash", "post-bash", "pre-bash", "prompt-submit"], trial
+        assert sorted(command.rsplit("/", 1)[1] for command in commands) == ["post-bash", "post-bash", "pre-bash", "prompt-submit", "session-ready"], trial

@@ -231,8 +231,10 @@ def bump_actions(store: Store, **counts: int) -> None:
     wanted = {name: by for name, by in counts.items() if by}
     if not wanted:
         return
-    try:
-        counters.bump(store.fs, wanted)
+    from self_improve.clock import utcnow
+
+    try:  # promote and retire are also tallied for their day, for `stats --curve`
+        counters.bump_counted(store.fs, wanted, utcnow().date().isoformat())
     except (OSError, SelfImproveError):
         return
 

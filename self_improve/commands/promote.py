@@ -50,7 +50,7 @@ def promote_entry(store: Store, entry_id: str, rule: str | None = None, target: 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "promote",
-        help="promote an entry into CLAUDE.md / AGENTS.md as a short prevention rule",
+        help="promote an entry into the rules the agent reads (.claude/rules/self-improve.md, AGENTS.md, …) as a short prevention rule",
         description="Write the entry's prevention rule as one bullet in the self-improve block of the target "
         "(created if missing; nothing outside the markers changes) and mark the entry promoted.",
         epilog="examples:\n"

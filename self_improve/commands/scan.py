@@ -42,7 +42,8 @@ from self_improve.errors import SelfImproveError, UsageError
 from self_improve.output import plural, print_json
 
 if TYPE_CHECKING:
-    from self_improve.harnesses.claude.history import Event, TranscriptReader
+    from self_improve.harnesses.claude.history import TranscriptReader
+    from self_improve.harnesses.history import Event
     from self_improve.hooks.state import Context
     from self_improve.store.scan_state import FileState, ScanState
 

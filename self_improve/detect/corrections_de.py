@@ -54,13 +54,16 @@ PATTERNS: tuple[Row, ...] = (
     ("de.general-hedged", r"\bfalsch gelesen\b|\b(?:unklar|missverständlich) ausgedrückt\b|\bso stimmt es (?:auch )?nicht\b|\bauch nicht (?:richtig|korrekt)\b|\bso hab(?:e)? ich (?:das |es )?(?:nicht|nie) gemeint\b|\b(?:einziges problem|eine sache|nur eins)\s*+:", False),
     ("de.your-artefact", r"\b(?:der|die|das|den) [\w.`/-]+,? (?:den|die|das) du (?:\w+ )?(?:geschrieben|erzeugt|generiert|hinzugefügt|eingebaut|angelegt|gewählt|genommen|gebaut) hast\b", True),
     ("de.fact-more", r"\bist [\w.`'()/-]+, nicht [\w.`'()/-]+|\bist (?:unter|seit|in|ab) [\w. -]{1,20}? veraltet\b|\bwird standardmässig ignoriert\b|\bhat [\w.`-]+ (?:entfernt|abgeschafft|gestrichen)\b|\b(?:laufen|läuft|geht|gehen) über [\w.-]+(?: [\w.-]+)?, nicht über\b|\bich bin (?:mir )?(?:nicht|gar nicht|nicht ganz|nicht so) sicher,? ob (?:das|es|dies) (?:so )?(?:stimmt|richtig|korrekt)|\b(?:gehört|gehoert|sollte|müsste|muesste)\b(?:[^.?!\n]|\.(?=\S)){0,40}?\bnicht eher\b", True),
-    ("de.reproach-more2", r"\bhab(?:e)? ich (?:dich |dir )?(?:nach|um) \w+(?:[^.?!\n]|\.(?=\S)){0,40}?\b(?:gefragt|gebeten)\b|\bwie ich (?:\w+ ){1,3}?(?:gesagt|geschrieben|erwähnt|erwaehnt|erklärt|erklaert) (?:habe|hab|hatte)\b|\bdu \w+ (?:ständig|staendig|dauernd|immer wieder)\b|\bversehentlich\b|\bbleib (?:bei dem|beim bestehenden|bei der bestehenden)\b|\balle [\w-]+ sind bei uns\b|\bim team wird\b|\b(?:hier|bei uns) (?:nur|ausschliesslich)\b|\b(?:sind|ist) hier (?:nur|ausschliesslich)\b|(?:schön\w*|super|gut|danke|toll|klasse|prima)\b[^\n]{0,60}?[.!]\s*+(?:[^.?!\n]{0,40}?\b)?(?:allerdings|aber)\b(?!\s*+(?:noch|auch|bitte|erst|zuerst|jetzt)\b)", False),
+    ("de.reproach-more2", r"\bhab(?:e)? ich (?:dich |dir )?(?:nach|um) \w+(?:[^.?!\n]|\.(?=\S)){0,40}?\b(?:gefragt|gebeten)\b|\bwie ich (?:\w+ ){1,3}?(?:gesagt|geschrieben|erwähnt|erwaehnt|erklärt|erklaert) (?:habe|hab|hatte)\b|\bdu \w+ (?:ständig|staendig|dauernd|immer wieder)\b|\bversehentlich\b|\bbleib (?:bei dem|beim bestehenden|bei der bestehenden)\b|\balle [\w-]+ sind bei uns\b|\bim team wird\b|\b(?:hier|bei uns) (?:nur|ausschliesslich)\b|\b(?:sind|ist) hier (?:nur|ausschliesslich)\b|(?:schön\w{0,4}|super|gut|danke|toll|klasse|prima)\b[^\n]{0,60}?[.!][^\S\n]{0,3}(?:[^.?!\n]{0,40}?\b)?(?:allerdings|aber)\b(?!\s*+(?:noch|auch|bitte|erst|zuerst|jetzt)\b)", False),
     ("de.general-3", r"\b(?:schon|bereits) (?:zweimal|dreimal|mehrmals|mehrfach|oft) (?:erwähnt|erwaehnt|gesagt|geschrieben|erklärt|erklaert|gebeten)\b|\bbauchschmerzen\b|\bich habe bedenken\b|\bmir ist nicht wohl\b|\bwo kommt (?:das|die|der|denn|jetzt|plötzlich) [\w.`-]+(?: [\w.`-]+)? her\b|\bwieso gibt es (?:jetzt |plötzlich |auf einmal )?(?:eine?n? )?neue\b", True),
-    ("de.hedged-2", r"\bnicht überzeugt\b|\bnicht ueberzeugt\b|\bwäre es nicht (?:besser|sauberer|einfacher|sinnvoller)\b|\bwaere es nicht besser\b|\bkein (?:großer |grosser )?fan\b|\bgefällt mir (?:nicht|gar nicht|überhaupt nicht)\b|\bvielleicht sollten wir\b(?:[^.?!\n]|\.(?=\S)){0,40}?\b(?:behalten|lassen|zurück|nicht|bleiben)\b|\bwäre (?:es )?(?:besser|sauberer),? (?:wenn|den|die|das)\b", False),
+    ("de.hedged-2", r"\bnicht überzeugt\b|\bnicht ueberzeugt\b|\bwäre es nicht (?:besser|sauberer|einfacher|sinnvoller)\b|\bwaere es nicht besser\b|\bkein (?:grosser )?fan\b|\bgefällt mir (?:nicht|gar nicht|überhaupt nicht)\b|\bvielleicht sollten wir\b(?:[^.?!\n]|\.(?=\S)){0,40}?\b(?:behalten|lassen|zurück|nicht|bleiben)\b|\bwäre (?:es )?(?:besser|sauberer),? (?:wenn|den|die|das)\b", False),
+    ("de.general-5", r"\bsind wir (?:uns )?(?:ganz )?sicher\b|\bwurde\b(?:[^.?!\n]|\.(?=\S)){0,60}?\bumbenannt\b|\bheisst (?:jetzt|inzwischen|mittlerweile)\b|\bverloren gegangen\b", False),
 )
 
 _DISCUSSING_DE = r"\b(?:behebe|beheb|fix|fixe|korrigier|korrigiere|repariere|schau|prüf|pruef|füg|fueg|bau|mach|kannst du|könntest du|koenntest du|hilf|finde|warum|wieso|wie|was|kunde|kunden|nutzer|user|anbieter|doku|dokumentation|kollege|kollegin|jemand|das team|alte|alter|alten|dienstleister)\b"
-UNLESS: dict[str, str] = {"de.judged": _DISCUSSING_DE}
+# A request for new work opens the prompt: its rules are constraints up front (issue 13).
+_UPFRONT_DE = r"^[^\S\n]*(?:schreib|erstell|bau|mach|generier|implementier|füg)\w{0,3}\b"
+UNLESS: dict[str, str] = {"de.general-3": _UPFRONT_DE, "de.judged": _DISCUSSING_DE}
 # "No, it can go", "No, not urgent": an answer to the agent's question, not a correction (issue 13).
 UNLESS_AT: dict[str, str] = {"de.no": r"^[^\S\n]*(?:nein|nee|nö|noe|nope)[\s,.!;:\u2014\u2013-]++(?:[^.?!\n]|\.(?=\S)){0,50}?(?:\b|(?<=\s))(?:kann weg|k[öo]nnen weg|kann bleiben|nicht eilig|keine eile|ruft (?:ihn |sie |es )?keiner|nutzt (?:ihn |sie |es )?keiner|ist (?:privat|[öo]ffentlich)|\b(?:darf|d[üu]rfen|kann|kannst|k[öo]nnen)\b(?!\s+(?:nicht|kein))|leg los|nur zu|mach ruhig)|^[^\S\n]*(?:nein|nee|nö|noe|nope)[\s,.!;:\u2014\u2013-]++(?!(?s:.){0,300}?(?:\bnicht\b|\bkein|\bnie\b|\bsondern\b|\bstatt\b|\bfalsch\b|\bzurück|\brückgängig|\blass\b|\bbehalt|\bhör\b|\bdas ist\b|\bdas war\b|\bich (?:sagte|meinte|wollte|hab|habe)\b|\bsoll|\bmuss\b|\bnein\b|\bnee\b|\baber\b|\bbricht|\bkaputt|\bnimm\b|\bwir \w+\b|\bnur\b|!|\b(?:der|die|das) [\w.`-]+ (?:ist|sind|war|liegt|gehört)\b|\bwieder\b))"}
 
@@ -112,6 +115,7 @@ REST = (
     (  # de.judged
     ),
     (  # de.reproach-more
+        ('moment', 'was soll ', 'was macht ', 'was sucht ', 'warum liegt', 'warum steht', 'wieso liegt', 'wieso steht', 'warum ist da', 'wieso ist da', 'warum gibt es', 'warum sind da', 'weshalb liegt', 'weshalb steht', 'wieso gibt es', 'wieso sind da', 'weshalb ist da', 'weshalb gibt es', 'weshalb sind da'),
     ),
     (  # de.restate-more
         ('wie oben gesagt', 'wie oben erklärt', 'wie oben erwähnt', 'wie schon gesagt', 'wie oben erwaehnt', 'wie schon erklärt', 'wie schon erwähnt', 'wie vorhin gesagt', 'wie bereits gesagt', 'wie schon erwaehnt', 'wie vorhin erklärt', 'wie vorhin erwähnt', 'oben hab ich gesagt', 'wie bereits erklärt', 'wie bereits erwähnt', 'wie vorhin erwaehnt', 'oben habe ich gesagt', 'wie bereits erwaehnt', 'wie oben geschrieben', 'vorhin hab ich gesagt', 'wie schon geschrieben', 'oben hab ich ja gesagt', 'vorhin habe ich gesagt', 'wie vorhin geschrieben', 'oben habe ich ja gesagt', 'wie bereits geschrieben', 'oben hab ich doch gesagt', 'oben hab ich geschrieben', 'vorhin hab ich ja gesagt', 'oben hab ich schon gesagt', 'oben habe ich doch gesagt', 'oben habe ich geschrieben', 'vorhin habe ich ja gesagt', 'oben habe ich schon gesagt', 'vorhin hab ich doch gesagt', 'vorhin hab ich geschrieben', 'oben hab ich ja geschrieben', 'vorhin hab ich schon gesagt', 'vorhin habe ich doch gesagt', 'vorhin habe ich geschrieben', 'oben habe ich ja geschrieben', 'vorhin habe ich schon gesagt', 'oben hab ich doch geschrieben', 'vorhin hab ich ja geschrieben', 'oben hab ich schon geschrieben', 'oben habe ich doch geschrieben', 'vorhin habe ich ja geschrieben', 'oben habe ich schon geschrieben', 'vorhin hab ich doch geschrieben', 'vorhin hab ich schon geschrieben', 'vorhin habe ich doch geschrieben', 'vorhin habe ich schon geschrieben'),
@@ -121,7 +125,6 @@ REST = (
     (  # de.factual-like
     ),
     (  # de.praise-then
-        ('nur', 'aber', 'jedoch', 'allerdings'),
     ),
     (  # de.hedged-more
     ),
@@ -147,6 +150,8 @@ REST = (
     (  # de.general-3
     ),
     (  # de.hedged-2
+    ),
+    (  # de.general-5
     ),
 )
 # ---- end of other needle groups -----------------------------------------------------------------

@@ -3,6 +3,8 @@ from corrections_de.py: do not edit by hand).
 
     NAMES: tuple[str, ...]              # the patterns, in the order of corrections_de.PATTERNS
     FIRST: tuple[tuple[str, ...], ...]  # per pattern, its first needle group (the cheapest to rule out)
+    BY_GRAM: dict[str, tuple[int, ...]] # a needle's first three characters -> the patterns it is of
+    SHORT: tuple[int, ...]              # the patterns with a needle of fewer characters
 
 A pattern is tried only when each of its needle groups has a literal in the (case-folded)
 prompt; its other groups (corrections_de.REST) are read once its first one has.
@@ -43,18 +45,19 @@ NAMES = (
     'de.reproach-more2',
     'de.general-3',
     'de.hedged-2',
+    'de.general-5',
 )
 FIRST = (
     ('nö', 'nee', 'noe', 'nein', 'nope'),  # de.no
-    ('murks', 'falsch', 'kaputt', 'unsinn', 'daneben', 'quatsch', 'nicht so', 'so nicht', 'verkehrt', 'inkorrekt', 'nicht das', 'nicht was', 'nicht wie', 'das macht ', 'es stimmt ', 'fehlerhaft', 'das ergibt ', 'das stimmt ', 'es geht so ', 'das geht so ', 'es passt so ', 'stimmt nicht', 'das passt so ', 'du irrst dich', 'es klappt so ', 'irrst du dich', 'nicht korrekt', 'nicht richtig', 'das klappt so ', 'du hast dich geirrt', 'du hast dich vertan', 'es funktioniert so ', 'das funktioniert so ', 'du hast dich verlesen', 'du hast dich verrechnet', 'du hast dich verschrieben'),  # de.wrong
+    ('geht', 'murks', 'passt', 'falsch', 'kaputt', 'klappt', 'unsinn', 'daneben', 'quatsch', 'nicht so', 'so nicht', 'verkehrt', 'inkorrekt', 'nicht das', 'nicht was', 'nicht wie', 'das macht ', 'es stimmt ', 'fehlerhaft', 'das ergibt ', 'das stimmt ', 'funktioniert', 'stimmt nicht', 'du irrst dich', 'irrst du dich', 'nicht korrekt', 'nicht richtig', 'du hast dich geirrt', 'du hast dich vertan', 'du hast dich verlesen', 'du hast dich verrechnet', 'du hast dich verschrieben'),  # de.wrong
     ('gebaut', 'gelesen', 'geprüft', 'beachtet', 'entfernt', 'erfunden', 'gelöscht', 'geprueft', 'getestet', 'verbockt', 'vergeigt', 'verhunzt', 'zerstört', 'angepasst', 'geloescht', 'ignoriert', 'umbenannt', 'vergessen', 'zerstoert', 'übersehen', 'angeschaut', 'ausgedacht', 'ausgeführt', 'kompiliert', 'reingeholt', 'uebersehen', 'vermasselt', 'vertauscht', 'ausgefuehrt', 'ausgelassen', 'das falsche', 'deaktiviert', 'die falsche', 'hardcodiert', 'hartcodiert', 'verwechselt', 'weggelassen', 'zerschossen', 'aktualisiert', 'den falschen', 'dringelassen', 'rausgenommen', 'rausgeworfen', 'übersprungen', 'drin gelassen', 'eingeschleppt', 'kaputtgemacht', 'laufen lassen', 'stehen lassen', 'uebersprungen', 'verschlimmert', 'überschrieben', 'auskommentiert', 'berücksichtigt', 'ist ja noch da', 'kaputt gemacht', 'missverstanden', 'ueberschrieben', 'sind ja noch da', 'ist ja noch drin', 'ist weiterhin da', 'falsch verstanden', 'ist immer noch da', 'ist noch immer da', 'sind ja noch drin', 'sind weiterhin da', 'ist weiterhin drin', 'sind immer noch da', 'sind noch immer da', 'ist immer noch drin', 'ist ja noch im code', 'ist noch immer drin', 'sind weiterhin drin', 'sind immer noch drin', 'sind ja noch im code', 'sind noch immer drin', 'ist ja noch vorhanden', 'ist weiterhin im code', 'ist immer noch im code', 'ist noch immer im code', 'sind ja noch vorhanden', 'sind weiterhin im code', 'ist weiterhin vorhanden', 'sind immer noch im code', 'sind noch immer im code', 'ist immer noch vorhanden', 'ist noch immer vorhanden', 'sind weiterhin vorhanden', 'sind immer noch vorhanden', 'sind noch immer vorhanden'),  # de.you-did
     ('zum ', 'erneut', 'gesagt', 'ich ha', 'erklärt', 'erwähnt', 'nochmal', 'erklaert', 'erwaehnt', 'ich bat ', 'noch mal', 'wie ich ', 'angemerkt', 'besprochen', 'haben wir ', 'ich sagte ', 'vereinbart', 'geschrieben', 'hatten wir ', 'noch einmal', 'abgesprochen', 'ich schrieb ', 'ich wiederhole '),  # de.restate
     ('ich meinte', 'ich wollte', 'gemeint war', 'das hab ich nie ', 'ich hatte gesagt', 'das habe ich nie ', 'ich hatte gebeten', 'das hab ich nicht ', 'das hatte ich nie ', 'davon war nie rede', 'ich hab nie gesagt', 'das hab ich so nie ', 'das habe ich nicht ', 'ich habe nie gesagt', 'das habe ich so nie ', 'das hatte ich nicht ', 'das wollte ich nicht', 'davon war keine rede', 'davon war nicht rede', 'ich hab nicht gesagt', 'ich hatte dir gesagt', 'das hab ich so nicht ', 'das hatte ich so nie ', 'ich habe nicht gesagt', 'ich hatte dich gesagt', 'ich hatte dir gebeten', 'das habe ich so nicht ', 'davon war nie die rede', 'ich hatte dich gebeten', 'das hatte ich so nicht ', 'das wollte ich so nicht', 'davon war keine die rede', 'davon war nicht die rede', 'nicht das was ich gesagt', 'nicht das was ich gefragt', 'nicht das, was ich gesagt', 'nicht das was ich verlangt', 'nicht das, was ich gefragt', 'nicht das, was ich verlangt'),  # de.not-asked
-    ('jemals', 'auch nur', 'im ernst', 'wer hat ', 'wirklich', 'ernsthaft', 'zumindest', 'überhaupt', 'echt jetzt', 'eigentlich', 'gehts noch', 'seit wann ', 'ueberhaupt', 'was soll d', 'wenigstens', "geht's noch", 'warum bist du', 'warum hast du', 'wieso bist du', 'wieso hast du', 'warum baust du', 'warum musst du', 'wie kommst du ', 'wieso baust du', 'wieso musst du', 'warum machst du', 'warum nimmst du', 'warum willst du', 'weshalb bist du', 'weshalb hast du', 'wieso machst du', 'wieso nimmst du', 'wieso willst du', 'woher hast du d', 'warum löschst du', 'warum änderst du', 'weshalb baust du', 'weshalb musst du', 'wieso löschst du', 'wieso änderst du', 'warum aenderst du', 'weshalb machst du', 'weshalb nimmst du', 'weshalb willst du', 'wieso aenderst du', 'warum schreibst du', 'weshalb löschst du', 'weshalb änderst du', 'wieso schreibst du', 'weshalb aenderst du', 'weshalb schreibst du', 'soll das ein witz sein'),  # de.reproach
+    ('jemals', 'warum ', 'wieso ', 'auch nur', 'im ernst', 'wer hat ', 'weshalb ', 'wirklich', 'ernsthaft', 'zumindest', 'überhaupt', 'echt jetzt', 'eigentlich', 'gehts noch', 'seit wann ', 'ueberhaupt', 'was soll d', 'wenigstens', "geht's noch", 'wie kommst du ', 'woher hast du d', 'soll das ein witz sein'),  # de.reproach
     ('zurück', 'revert ', 'zurueck', 'reverte ', 'rückgängig', 'wieder ein', 'wieder her', 'revertiere ', 'wieder raus', 'wieder rein', 'lass es wie ', 'rueckgaengig', 'lass das wie ', 'lass ihn wie ', 'lass sie wie ', 'lass alles wie ', 'lass es so wie ', 'lass das so wie ', 'lass es so, wie ', 'lass ihn so wie ', 'lass sie so wie ', 'lass das so, wie ', 'lass ihn so, wie ', 'lass sie so, wie ', 'lass alles so wie ', 'lass alles so, wie '),  # de.undo
     ('weg', 'hör auf', 'hoer auf', 'hör doch auf', 'hör bitte auf', 'hoer bitte auf', 'hör endlich auf', 'bitte nicht immer', 'nicht schon wieder', 'bitte nicht ständig', 'bitte nicht staendig', 'bitte nicht jedes mal'),  # de.stop
     ('statt', 'lieber', 'ersetz ', 'anstelle', 'ersetze ', 'es muss ', 'es soll ', ', sondern', 'das muss ', 'das soll ', 'es müsste ', 'es sollte ', 'das müsste ', 'das sollte ', 'es muesste ', 'bitte nicht ', 'das muesste '),  # de.instead
-    ('nix ', 'nur ', 'regel', 'en wir', 'loggen', 'machen', 'mergen', 'nehmen', 'nutzen', 'policy', 'pushen', 'bei uns', 'nichts ', 'ohne ci', 'ohne pr', 'vorgabe', 'deployen', 'releasen', 'committen', 'ohne test', 'orientier', 'schreiben', 'speichern', 'verwenden', 'konvention', 'richtlinie', 'ohne review', 'wie im rest', 'wie überall', 'bestehenden ', 'halt dich an', 'installieren', 'vorhandenen ', 'wie ueberall', 'halte dich an', 'ohne approval', 'ohne freigabe', 'existierenden ', 'wie in den anderen', 'wie bei den anderen'),  # de.house
+    ('nur ', 'ohne', 'regel', 'en wir', 'loggen', 'machen', 'mergen', 'nehmen', 'nutzen', 'policy', 'pushen', 'bei uns', 'vorgabe', 'deployen', 'releasen', 'committen', 'orientier', 'schreiben', 'speichern', 'verwenden', 'konvention', 'richtlinie', 'wie im rest', 'wie überall', 'bestehenden ', 'halt dich an', 'installieren', 'vorhandenen ', 'wie ueberall', 'halte dich an', 'existierenden ', 'wie in den anderen', 'wie bei den anderen'),  # de.house
     ('gibts ', 'ersetzt', "gibt's ", 'heisst ', 'entfernt', 'gibt es ', 'heissen ', 'veraltet', 'hat kein ', 'umbenannt', 'deprecated', 'gestrichen', 'hat keine ', 'kann kein ', 'abgekündigt', 'abgeschafft', 'haben kein ', 'hat keinen ', 'kann keine ', 'das ist alte', 'haben keine ', 'kann keinen ', 'haben keinen ', 'hat gar kein ', 'hat gar keine ', 'existiert nicht', 'haben gar kein ', 'hat gar keinen ', 'schon eingebaut', 'das ist das alte', 'das ist der alte', 'das ist die alte', 'existieren nicht', 'haben gar keine ', 'bereits eingebaut', 'braucht man nicht', 'haben gar keinen ', 'existiert gar nicht', 'existieren gar nicht', 'existiert überhaupt nicht', 'existieren überhaupt nicht'),  # de.factual
     ('nur', 'aber', 'bloss', 'wobei', 'jedoch', 'leider', 'trotzdem', 'der haken', 'ein punkt', 'allerdings', 'eine sache', 'einzige haken', 'einzige punkt', 'einziger haken', 'einziger punkt', 'ist nicht unser'),  # de.after-praise
     ('fast', 'sieht ', 'beinahe', 'lieber ', 'ich denke ', 'ich finde ', 'ich glaube', 'ich meine ', 'nicht ganz', 'ich bin mir ', 'ich weiss nicht', 'mir wäre lieber', 'ich hätte lieber', 'ich würde lieber', 'mir waere lieber', 'ich wuerde lieber'),  # de.hedged
@@ -63,11 +66,11 @@ FIRST = (
     ('unnötig', 'overkill', 'unnoetig', 'gebraucht', 'überflüssig', 'übertrieben', 'uebertrieben', 'ueberfluessig', 'dafür brauchen wir kein', 'dafür brauchen wir nicht'),  # de.unneeded
     ('du hast', 'hast du eben', 'hast du grad', 'hast du gerade', 'hast du jetzt einfach'),  # de.you-past
     ('falsch', 'kaputt', 'ungültig', 'inkorrekt', 'ungueltig', 'fehlerhaft'),  # de.judged
-    ('moment', 'was soll ', 'was macht ', 'was sucht ', 'warum liegt', 'warum steht', 'wieso liegt', 'wieso steht', 'warum ist da', 'wieso ist da', 'warum gibt es', 'warum sind da', 'weshalb liegt', 'weshalb steht', 'wieso gibt es', 'wieso sind da', 'weshalb ist da', 'weshalb gibt es', 'weshalb sind da'),  # de.reproach-more
+    ('moment', 'warum ', 'wieso ', 'weshalb ', 'was soll ', 'was macht ', 'was sucht '),  # de.reproach-more
     ('wie oben ', 'wie schon ', 'wie vorhin ', 'wie bereits ', 'oben hab ich ges', 'oben habe ich ges', 'vorhin hab ich ges', 'oben hab ich ja ges', 'vorhin habe ich ges', 'oben habe ich ja ges', 'oben hab ich doch ges', 'vorhin hab ich ja ges', 'oben hab ich schon ges', 'oben habe ich doch ges', 'vorhin habe ich ja ges', 'oben habe ich schon ges', 'vorhin hab ich doch ges', 'vorhin hab ich schon ges', 'vorhin habe ich doch ges', 'vorhin habe ich schon ges'),  # de.restate-more
     ('nie', 'nur', 'kein', 'immer', 'ausschliesslich'),  # de.house-we
     ('es ist ', 'das ist ', 'nicht wie ', 'geht so nicht', 'nicht so wie ', 'ist nicht gültig', 'so geht das nicht', 'ist so nicht gültig', 'funktioniert so nicht'),  # de.factual-like
-    ('gut', 'top', 'danke', 'passt', 'prima', 'schön', 'super', 'klasse', 'schoen', 'perfekt'),  # de.praise-then
+    ('nur', 'aber', 'jedoch', 'allerdings'),  # de.praise-then
     ('würde ich ungern', 'wuerde ich ungern', 'ich denke nicht dass', 'würde ich eher nicht', 'ich denke nicht, dass', 'ich glaube nicht dass', 'wuerde ich eher nicht', 'ich glaube nicht, dass', 'würde ich lieber nicht', 'wuerde ich lieber nicht'),  # de.hedged-more
     ('ich bin mir ',),  # de.not-sure-right
     (' ist da', ' sind da', 'entfernt', 'ist tabu', 'wer hat ', ' ist drin', 'sind tabu', ' sind drin', 'bitte kein', 'deprecated', 'gestrichen', 'noch deine', 'wer wollte ', ' ist noch da', ' ist überall', 'das was ich ', 'rausgeflogen', 'rausgeworfen', ' sind noch da', ' sind überall', 'das, was ich ', 'so geht nicht', ' ist noch drin', 'das geht nicht', ' sind noch drin', 'zu dem was ich ', 'ich hatte gesagt', 'nicht akzeptabel', 'so geht so nicht', 'zu dem, was ich ', ' ist noch überall', 'das geht so nicht', 'ich bin skeptisch', ' sind noch überall', 'keine neuen pakete', 'nicht gleichzeitig', 'ich hatte ja gesagt', 'gibt es einen grund ', 'ich hatte dir gesagt', 'überzeugt mich nicht', 'gibt es einen grund, ', 'ich hatte doch gesagt', 'ueberzeugt mich nicht', 'keine neuen npm-pakete', 'keine neuen dependencies', 'gibt es einen guten grund ', 'gibt es irgendeinen grund ', 'keine neuen abhängigkeiten', 'das gegenteil davon was ich', 'gibt es einen guten grund, ', 'gibt es irgendeinen grund, ', 'das gegenteil davon, was ich', 'keine neuen npm-dependencies', 'das gegenteil von dem was ich', 'das gegenteil von dem, was ich', 'keine neuen npm-abhängigkeiten', 'gibt es irgendeinen guten grund ', 'gibt es irgendeinen guten grund, '),  # de.more
@@ -76,7 +79,191 @@ FIRST = (
     ('nur eins', 'eine sache', 'falsch gelesen', 'einziges problem', 'auch nicht korrekt', 'auch nicht richtig', 'so stimmt es nicht', 'unklar ausgedrückt', 'so hab ich nie gemeint', 'so habe ich nie gemeint', 'so stimmt es auch nicht', 'so hab ich nicht gemeint', 'so hab ich es nie gemeint', 'so habe ich nicht gemeint', 'so hab ich das nie gemeint', 'so habe ich es nie gemeint', 'so hab ich es nicht gemeint', 'so habe ich das nie gemeint', 'missverständlich ausgedrückt', 'so hab ich das nicht gemeint', 'so habe ich es nicht gemeint', 'so habe ich das nicht gemeint'),  # de.general-hedged
     (' das du ', ' den du ', ' die du '),  # de.your-artefact
     (', nicht ', ' entfernt', ' veraltet', 'nicht eher', ' gestrichen', ' abgeschafft', 'ich bin nicht sicher ob ', 'ich bin nicht sicher, ob ', 'ich bin nicht so sicher ob ', 'ich bin gar nicht sicher ob ', 'ich bin mir nicht sicher ob ', 'ich bin nicht so sicher, ob ', 'ich bin gar nicht sicher, ob ', 'ich bin mir nicht sicher, ob ', 'ich bin nicht ganz sicher ob ', 'wird standardmässig ignoriert', 'ich bin nicht ganz sicher, ob ', 'ich bin mir nicht so sicher ob ', 'ich bin mir gar nicht sicher ob ', 'ich bin mir nicht so sicher, ob ', 'ich bin mir gar nicht sicher, ob ', 'ich bin mir nicht ganz sicher ob ', 'ich bin mir nicht ganz sicher, ob '),  # de.fact-more
-    ('gut', 'toll', 'danke', 'prima', 'schön', 'super', 'klasse', ' dauernd', ' ständig', 'hab ich ', 'hier nur', 'wie ich ', ' staendig', 'bleib bei', 'habe ich ', 'ist hier ', 'sind hier ', 'bei uns nur', 'im team wird', ' immer wieder', ' sind bei uns', 'versehentlich', 'hier ausschliesslich', 'bei uns ausschliesslich'),  # de.reproach-more2
+    ('aber', ' dauernd', ' ständig', 'hab ich ', 'hier nur', 'wie ich ', ' staendig', 'bleib bei', 'habe ich ', 'ist hier ', 'allerdings', 'sind hier ', 'bei uns nur', 'im team wird', ' immer wieder', ' sind bei uns', 'versehentlich', 'hier ausschliesslich', 'bei uns ausschliesslich'),  # de.reproach-more2
     ('schon oft ', 'bereits oft ', 'wo kommt das ', 'wo kommt der ', 'wo kommt die ', 'bauchschmerzen', 'schon dreimal ', 'schon zweimal ', 'wieso gibt es ', 'wo kommt denn ', 'schon mehrfach ', 'schon mehrmals ', 'wo kommt jetzt ', 'bereits dreimal ', 'bereits zweimal ', 'bereits mehrfach ', 'bereits mehrmals ', 'ich habe bedenken', 'mir ist nicht wohl', 'wo kommt plötzlich '),  # de.general-3
-    ('kein fan', 'wäre besser ', 'wäre besser, ', 'wäre sauberer ', 'kein großer fan', 'nicht überzeugt', 'wäre es besser ', 'wäre sauberer, ', 'kein grosser fan', 'nicht ueberzeugt', 'wäre es besser, ', 'gefällt mir nicht', 'wäre es sauberer ', 'wäre es sauberer, ', 'wäre es nicht besser', 'gefällt mir gar nicht', 'waere es nicht besser', 'vielleicht sollten wir', 'wäre es nicht sauberer', 'wäre es nicht einfacher', 'wäre es nicht sinnvoller', 'gefällt mir überhaupt nicht'),  # de.hedged-2
+    ('kein fan', 'wäre besser ', 'wäre besser, ', 'wäre sauberer ', 'nicht überzeugt', 'wäre es besser ', 'wäre sauberer, ', 'kein grosser fan', 'nicht ueberzeugt', 'wäre es besser, ', 'gefällt mir nicht', 'wäre es sauberer ', 'wäre es sauberer, ', 'wäre es nicht besser', 'gefällt mir gar nicht', 'waere es nicht besser', 'vielleicht sollten wir', 'wäre es nicht sauberer', 'wäre es nicht einfacher', 'wäre es nicht sinnvoller', 'gefällt mir überhaupt nicht'),  # de.hedged-2
+    ('umbenannt', 'heisst jetzt', 'sind wir sicher', 'heisst inzwischen', 'verloren gegangen', 'heisst mittlerweile', 'sind wir uns sicher', 'sind wir ganz sicher', 'sind wir uns ganz sicher'),  # de.general-5
 )
+# For a long prompt: the first three characters of each needle of FIRST -> the positions of
+# the patterns whose first group holds it; SHORT: the patterns with a shorter needle.
+BY_GRAM = {
+    ' ab': (30,),
+    ' da': (29, 31),
+    ' de': (29,),
+    ' di': (29,),
+    ' en': (30,),
+    ' ge': (30,),
+    ' im': (31,),
+    ' in': (26,),
+    ' is': (25,),
+    ' si': (25, 31),
+    ' st': (31,),
+    ' ve': (30,),
+    ', n': (30,),
+    ', s': (8,),
+    'abe': (11, 22, 31),
+    'abg': (3, 10),
+    'akt': (2,),
+    'all': (11, 22, 31),
+    'ang': (2, 3),
+    'ans': (8,),
+    'auc': (5, 28),
+    'aus': (2, 20),
+    'bau': (32,),
+    'bea': (2,),
+    'bei': (9, 12, 31),
+    'ber': (2, 10, 32),
+    'bes': (3, 9),
+    'bis': (13,),
+    'bit': (7, 8, 25),
+    'ble': (31,),
+    'blo': (11,),
+    'bra': (10,),
+    'bri': (14,),
+    'com': (9,),
+    'daf': (15,),
+    'dan': (1,),
+    'das': (1, 2, 4, 8, 10, 21, 25),
+    'dav': (4,),
+    'dea': (2,),
+    'den': (2,),
+    'dep': (9, 10, 25),
+    'der': (11,),
+    'die': (2,),
+    'dri': (2,),
+    'du ': (1, 16, 27),
+    'ech': (5,),
+    'eig': (5,),
+    'ein': (2, 11, 28),
+    'en ': (9,),
+    'ent': (2, 10, 25),
+    'erf': (2,),
+    'erk': (3,),
+    'ern': (3, 5),
+    'ers': (8, 10),
+    'erw': (3,),
+    'es ': (1, 8, 21),
+    'exi': (9, 10),
+    'fal': (1, 2, 17, 28),
+    'fas': (12,),
+    'feh': (1, 17),
+    'fun': (1, 14, 21),
+    'geb': (2, 15),
+    'gef': (33,),
+    'geh': (1, 5, 21),
+    'gel': (2,),
+    'gem': (4,),
+    'gep': (2,),
+    'ges': (3, 10, 25),
+    'get': (2,),
+    'gib': (10, 25),
+    'gle': (14,),
+    'hab': (3, 10, 27, 31),
+    'hal': (9,),
+    'har': (2,),
+    'has': (16,),
+    'hat': (3, 10, 14),
+    'hei': (10, 34),
+    'hie': (31,),
+    'hil': (14,),
+    'hoe': (7,),
+    'hör': (7,),
+    'ich': (3, 4, 12, 23, 24, 25, 26, 30, 32),
+    'ign': (2,),
+    'im ': (5, 31),
+    'imm': (14, 20),
+    'ink': (1, 17),
+    'ins': (9,),
+    'irr': (1,),
+    'ist': (2, 11, 21, 25, 31),
+    'jed': (11, 22),
+    'jem': (5,),
+    'kan': (10,),
+    'kap': (1, 2, 17),
+    'kei': (20, 25, 33),
+    'kla': (1,),
+    'kom': (2,),
+    'kon': (9,),
+    'las': (6,),
+    'lau': (2,),
+    'lei': (11,),
+    'lie': (8, 12),
+    'log': (9,),
+    'mac': (9,),
+    'mer': (9,),
+    'mir': (12, 32),
+    'mis': (2, 28),
+    'mom': (18,),
+    'mur': (1,),
+    'nac': (14,),
+    'nee': (0,),
+    'neh': (9,),
+    'nei': (0,),
+    'nic': (1, 4, 7, 12, 21, 25, 26, 30, 33),
+    'nie': (20,),
+    'nix': (26,),
+    'noc': (3, 14, 25),
+    'noe': (0,),
+    'nop': (0,),
+    'nur': (9, 11, 20, 22, 26, 28),
+    'nut': (9,),
+    'obe': (19,),
+    'ohn': (9,),
+    'ori': (9,),
+    'ove': (15,),
+    'pas': (1,),
+    'pol': (9,),
+    'pus': (9,),
+    'qua': (1,),
+    'rau': (2, 25),
+    'reg': (9,),
+    'rei': (2,),
+    'rel': (9,),
+    'rev': (6,),
+    'ric': (9,),
+    'rue': (6,),
+    'rüc': (6,),
+    'sch': (9, 10, 32),
+    'sei': (5, 27),
+    'sel': (14,),
+    'sie': (12,),
+    'sin': (2, 25, 31, 34),
+    'so ': (1, 21, 25, 28),
+    'sol': (5,),
+    'spe': (9,),
+    'sta': (8, 26),
+    'ste': (2,),
+    'sti': (1,),
+    'tro': (11, 14),
+    'ueb': (2, 5, 15, 25),
+    'umb': (2, 10, 34),
+    'ung': (17,),
+    'unk': (28,),
+    'unn': (15,),
+    'uns': (1,),
+    'ver': (1, 2, 3, 9, 10, 31, 34),
+    'vie': (33,),
+    'vor': (9, 19, 27),
+    'wae': (33,),
+    'war': (5, 18),
+    'was': (5, 18, 27),
+    'weg': (2, 7),
+    'wei': (14,),
+    'wen': (5,),
+    'wer': (5, 25),
+    'wes': (5, 18),
+    'wie': (3, 5, 6, 9, 18, 19, 26, 27, 31, 32),
+    'wir': (5, 30),
+    'wo ': (32,),
+    'wob': (11,),
+    'woh': (5,),
+    'wue': (23,),
+    'wär': (33,),
+    'wür': (23,),
+    'zer': (2,),
+    'zu ': (25,),
+    'zum': (3, 5),
+    'zur': (6,),
+    'übe': (2, 5, 15, 25),
+}
+SHORT = (0,)

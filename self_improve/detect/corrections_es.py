@@ -60,11 +60,14 @@ PATTERNS: tuple[Row, ...] = (
     ("es.general-3", r"\bnunca (?:junto|dentro|fuera|al lado|con)\b|\bno usamos\b|\b(?:mencion[ée]|dije|ped[ií]|expliqu[ée]) (?:dos|tres|varias) veces\b|\bya lo (?:mencion[ée]|dije|expliqu[ée])\b|\bme preocupa\b|\bde d[óo]nde (?:sale|sali[óo])\b", True),
     ("es.general-4", r"\b(?:eso|esto) (?:\w+mente |para nada |simplemente )no (?:es|está) (?:correcto|bien|así)\b", False),
     ("es.hedged-2", r"\bno ser[ií]a (?:mejor|m[aá]s (?:limpio|simple|sencillo|f[aá]cil))\b|\bno me (?:gusta|convence|termina de convencer) (?:mucho |nada |del todo )?(?:esa|ese|eso|esto|esta|este|la|el|los|las|que|c[oó]mo)\b|\bquiz[aá]s? (?:deber[ií]amos|ser[ií]a mejor) (?:mantener|dejar|volver|no|seguir)\b|\bno estoy (?:muy )?convencid[oa]\b|\bser[ií]a mejor (?:que|usar|dejar|mantener|reutilizar)\b", False),
+    ("es.general-5", r"\bestamos seguros\b|^[^\S\n]*(?:m+,? )?¿seguro que\b|\bpas[óo] a llamarse\b|\bse renombr[óo]\b|\bahora se llama\b|\bacabas de (?:borrar|eliminar|quitar|romper|cambiar|sobrescribir)\b|\bpero se (?:perdi[óo]|rompi[óo]|borr[óo]|cay[óo])\b|\by no (?:del|de la|de los|en el|en la|por)\b", False),
 )
 
 # A judged artefact with a request for work, or somebody else's work: discussing an error.
 _DISCUSSING_ES = r"\b(?:arregla|corrige|corr[ií]gelo|revisa|mira|a[ñn]ade|haz|puedes|podr[ií]as|ay[uú]dame|investiga|averigua|por qu[eé]|qu[eé]|c[oó]mo|(?:usuarios?|clientes?) (?:dicen|reportan|se quejan|ven)|el cliente|proveedor|documentaci[oó]n|docs|compa[ñn]ero|alguien|el equipo|viejo|antigu[oa])\b"
-UNLESS: dict[str, str] = {"es.judged": _DISCUSSING_ES}
+# A request for new work opens the prompt: its rules are constraints up front (issue 13).
+_UPFRONT_ES = r"^[^\S\n]*(?:escribe|crea|haz|genera|implementa|monta|añade)\b"
+UNLESS: dict[str, str] = {"es.general-3": _UPFRONT_ES, "es.judged": _DISCUSSING_ES}
 # "No, it can go", "No, not urgent": an answer to the agent's question, not a correction (issue 13).
 UNLESS_AT: dict[str, str] = {"es.no": r"^[^\S\n]*(?:que )?(?:no+|nop|nope)[\s,.!;:\u2014\u2013-]++(?:[^.?!\n]|\.(?=\S)){0,50}?(?:\b|(?<=\s))(?:adelante|se puede(?:n)? (?:quitar|borrar|eliminar|dejar)|no es urgente|sin prisa|nadie lo (?:usa|llama)|es (?:privad|p[uú]blic)\w*|\b(?:se puede|puedes|pod[eé]s)\b|\bdale\b)|^[^\S\n]*(?:que )?(?:no+|nop|nope)[\s,.!;:\u2014\u2013-]++(?!(?s:.){0,300}?(?:\bno\b|\bnunca\b|\bsino\b|\ben vez\b|\ben lugar\b|\bmal\b|\bincorrect|\bdeshaz|\brevierte|\bvuelve\b|\bdeja\b|\bmant[eé]n|\bpara\b|\beso es\b|\bes(?:o|to)? (?:el|la|un|una)\b|\bte dije\b|\bdije\b|\bdebe|\btiene que\b|\bpero\b|\brompe|\busa\b|\busamos\b|!|\b(?:el|la|los|las) [\w.`-]+ (?:es|está|son|va|van)\b|\bqué va\b|\bsolo\b))"}
 
@@ -154,6 +157,9 @@ REST = (
         ('mente no es ', 'mente no está ', 'para nada no es ', 'para nada no está '),
     ),
     (  # es.hedged-2
+    ),
+    (  # es.general-5
+        ('y no del', 'y no por', 'y no de la', 'y no en el', 'y no en la', 'se renombro', 'se renombró', 'y no de los', '¿seguro que', 'pero se cayo', 'pero se cayó', 'pero se borro', 'pero se borró', 'ahora se llama', 'pero se perdio', 'pero se perdió', 'pero se rompio', 'pero se rompió', 'estamos seguros', 'paso a llamarse', 'pasó a llamarse', 'acabas de borrar', 'acabas de quitar', 'acabas de romper', 'acabas de cambiar', 'acabas de eliminar', 'acabas de sobrescribir'),
     ),
 )
 # ---- end of other needle groups -----------------------------------------------------------------

@@ -56,6 +56,7 @@ PATTERNS: tuple[Row, ...] = (
     ("fr.reproach-more2", r"\bje t'ai demandé\b|\bpour quelle raison (?:tu as|t'as|as-tu)\b|\btu continues à\b|\bau lieu d'en (?:écrire|créer|faire|ajouter) un\b|\bcela dit\b", False),
     ("fr.general-3", r"\bjamais (?:à côté|dans|en|avec|sur)\b|\bon n'utilise (?:pas|jamais)\b|\bje l'ai (?:déjà )?dit (?:deux|trois|plusieurs) fois\b|\bje l'ai déjà dit\b|\bj'ai (?:un peu |un peu |très )?peur que\b|\bd'où (?:sort|vient)\b|\bpourquoi il y a (?:un|une) nouve(?:au|l|lle)\b", True),
     ("fr.hedged-2", r"\b(?:ce ne serait|ne serait-(?:il|ce)) pas (?:mieux|plus (?:propre|simple))\b|\bje ne suis pas (?:très |trop )?fan\b|\bpas (?:très |trop )?fan de\b|\bje n'aime pas (?:trop |beaucoup |vraiment )?(?:cette|ce|ces|la|le|les|que|comment)\b|\bon devrait peut-être (?:garder|laisser|revenir|pas|plutôt)\b|\bil vaudrait mieux\b|\bce serait mieux (?:de|si)\b", False),
+    ("fr.general-5", r"\bon est (?:sûrs?|certains?)\b|\btu viens de (?:supprimer|effacer|casser|écraser|virer)\b|\b(?:a|ont) sauté\b|\bs'appelle (?:maintenant|désormais)\b", False),
 )
 
 _DISCUSSING_FR = r"\b(?:corrige|r[eé]pare|regarde|v[eé]rifie|ajoute|fais|peux-tu|tu peux|pourrais-tu|aide-moi|trouve|cherche|pourquoi|comment|qu'est-ce|client|utilisateurs? (?:disent|signalent|se plaignent|voient)|fournisseur|documentation|doc|coll[eè]gue|quelqu'un|l'[eé]quipe|ancien|ancienne|prestataire)\b"
@@ -63,7 +64,7 @@ _DISCUSSING_FR = r"\b(?:corrige|r[eé]pare|regarde|v[eé]rifie|ajoute|fais|peux-
 _THIRD_PARTY_FR = r"\b(?:mon|ma|notre) (?:coll[eè]gue|client|cliente|manager|chef|prestataire)\b|\bla doc(?:umentation)?\b|\bfournisseur\b"
 # A request for new work opens the prompt: its rules are constraints up front (issue 13).
 _UPFRONT_FR = r"^[^\S\n]*(?:[ée]cris|cr[ée]e|fais|g[ée]n[èe]re|impl[ée]mente|monte)\b"
-UNLESS: dict[str, str] = {"fr.house": _UPFRONT_FR, "fr.judged": _DISCUSSING_FR, "fr.wrong": _THIRD_PARTY_FR, "fr.hedged": _THIRD_PARTY_FR}
+UNLESS: dict[str, str] = {"fr.general-3": _UPFRONT_FR, "fr.house": _UPFRONT_FR, "fr.judged": _DISCUSSING_FR, "fr.wrong": _THIRD_PARTY_FR, "fr.hedged": _THIRD_PARTY_FR}
 # "No, it can go", "No, not urgent": an answer to the agent's question, not a correction (issue 13).
 UNLESS_AT: dict[str, str] = {"fr.no": r"^[^\S\n]*(?:mais )?(?:non+|nan|nope)[\s,.!;:\u2014\u2013-]++(?:[^.?!\n]|\.(?=\S)){0,50}?(?:\b|(?<=\s))(?:peu(?:t|vent) (?:partir|rester|sauter|dispara[iî]tre|[êe]tre supprim)|pas urgent|rien ne presse|personne ne|est (?:priv|public)|vas-y|\bpeu(?:t|x|vent)\b(?! pas)|allez-y)|^[^\S\n]*(?:mais )?(?:non+|nan|nope)[\s,.!;:\u2014\u2013-]++(?!(?s:.){0,300}?(?:\bpas\b|\bjamais\b|\bplutôt\b|\bau lieu\b|\bfaux\b|\bannule|\breviens|\bremets|\bgarde\b|\barrête|\bc'est\b|\bj'ai dit\b|\bje voulais\b|\bdoit|\bfaut\b|\bnon\b|\bmais\b|\bcasse|\butilise|\bon \w+\b|\bseulement\b|!|\b(?:le|la|les|l')[\w.`-]* ?[\w.`-]* (?:est|sont|va)\b))"}
 
@@ -150,6 +151,8 @@ REST = (
     (  # fr.general-3
     ),
     (  # fr.hedged-2
+    ),
+    (  # fr.general-5
     ),
 )
 # ---- end of other needle groups -----------------------------------------------------------------

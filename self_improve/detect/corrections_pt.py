@@ -57,10 +57,13 @@ PATTERNS: tuple[Row, ...] = (
     ("pt.reproach-more2", r"\beu pedi\b|\bte pedi\b|\b(?:voc[eê]|vc) continua\b|\b(?:voc[eê]|vc) sem querer\b|\bem vez de (?:escrever|criar|fazer) outr[oa]\b|\bdito isso\b|\bno time a gente\b|\baqui [eé] s[oó]\b", False),
     ("pt.general-3", r"\bnunca (?:do lado|junto|dentro)\b|\ba gente n[aã]o usa\b|\bj[aá] falei (?:isso )?(?:duas|tr[eê]s|v[aá]rias) vezes\b|\bj[aá] falei isso\b|\bfico (?:um pouco |meio )?preocupad[oa]\b|\bde onde (?:saiu|veio)\b|\bpor que tem (?:um|uma) [\w.`-]+ nov[oa]\b", True),
     ("pt.hedged-2", r"\bn[aã]o estou (?:muito )?convencid[oa]\b|\bn[aã]o seria (?:melhor|mais (?:limpo|simples|f[aá]cil))\b|\bn[aã]o (?:curti|gostei|gosto) (?:muito |nada )?(?:dessa|desse|disso|dessas|desses|da|do|de como)\b|\btalvez a gente (?:devesse|deveria|possa) (?:manter|deixar|voltar|n[aã]o|continuar)\b|\bseria melhor (?:usar|deixar|manter|reutilizar|se)\b", False),
+    ("pt.general-5", r"\btem certeza (?:que|de que)\b|\bfoi renomead[oa]\b|\bagora se chama\b|\b(?:voc[eê]|vc) acabou de (?:apagar|deletar|remover|quebrar|sobrescrever)\b|\bmas sumiu\b|\be n[aã]o (?:do|da|no|na|pelo|pela)\b", False),
 )
 
 _DISCUSSING_PT = r"\b(?:corrige|corrija|arruma|conserta|olha|verifica|adiciona|faz|consegue|pode|podia|me ajuda|investiga|descobre|por ?qu[eê]|o que|como|cliente|usu[aá]rios?|fornecedor|documenta[çc][aã]o|docs|colega|algu[eé]m|o time|antig[oa]|velh[oa])\b"
-UNLESS: dict[str, str] = {"pt.judged": _DISCUSSING_PT}
+# A request for new work opens the prompt: its rules are constraints up front (issue 13).
+_UPFRONT_PT = r"^[^\S\n]*(?:escreve|escreva|cria|crie|faz|faça|gera|gere|implementa|adiciona)\b"
+UNLESS: dict[str, str] = {"pt.general-3": _UPFRONT_PT, "pt.judged": _DISCUSSING_PT}
 # "No, it can go", "No, not urgent": an answer to the agent's question, not a correction (issue 13).
 UNLESS_AT: dict[str, str] = {"pt.no": r"^[^\S\n]*(?:n[aã]o+|nope)[\s,.!;:\u2014\u2013-]++(?:[^.?!\n]|\.(?=\S)){0,50}?(?:\b|(?<=\s))(?:pode (?:sair|ficar|apagar|remover|tirar|mandar)|n[aã]o [eé] urgente|sem pressa|ningu[eé]m (?:usa|chama)|[eé] (?:privad|p[uú]blic)\w*|\bpode(?:m)?\b|manda ver|vai fundo)|^[^\S\n]*(?:n[aã]o+|nope)[\s,.!;:\u2014\u2013-]++(?!(?s:.){0,300}?(?:\bn[aã]o\b|\bnunca\b|\bem vez\b|\berrad|\bdesfaz|\bvolta\b|\bmant[eé]m|\bpara\b|\bisso [eé]\b|\b[eé] (?:o|a|um|uma)\b|\beu (?:disse|falei|pedi|quis)\b|\bdeve|\btem que\b|\bmas\b|\bquebra|\busa\b|\ba gente\b|\bs[oó]\b|!|\b(?:o|a|os|as) [\w.`-]+ (?:[eé]|fica|ficam|vai|v[aã]o|t[aá])\b))"}
 
@@ -145,6 +148,8 @@ REST = (
     (  # pt.general-3
     ),
     (  # pt.hedged-2
+    ),
+    (  # pt.general-5
     ),
 )
 # ---- end of other needle groups -----------------------------------------------------------------

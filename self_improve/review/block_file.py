@@ -13,12 +13,30 @@ from collections.abc import Callable
 from pathlib import Path
 
 from self_improve import user_edit
-from self_improve.changes import PlannedChange, confined, label_for
+from self_improve.changes import PlannedChange, confined, label_for, lines_of
 from self_improve.errors import SelfImproveError
 from self_improve.review import created_files
 from self_improve.review.block_grammar import ManagedBlockError
 
 BEGIN_WORD = b":begin"  # in every begin marker of ours: a file without one holds no block of ours
+_GLOB_CHARACTERS = frozenset('*?[]{}"\\')
+
+
+def paths_frontmatter(subtree: str) -> str:
+    """The YAML frontmatter that scopes a Claude Code rules file to ``subtree`` (a relative
+    directory, checked by the caller): ``---\\npaths:\\n  - "<subtree>/**"\\n---\\n``."""
+    if not subtree or any(character in _GLOB_CHARACTERS for character in subtree) or "\n" in subtree:
+        raise ValueError(f"not a plain directory for a paths: frontmatter: {subtree!r}")
+    return f'---\npaths:\n  - "{subtree}/**"\n---\n'
+
+
+def is_lone_frontmatter(text: str) -> bool:
+    """Whether ``text`` is a YAML frontmatter (``---`` ... ``---``) and nothing else: a scoped
+    rules file of ours once its last block is gone, to be deleted with it when we created it."""
+    lines = lines_of(text)
+    if len(lines) < 2 or lines[0].rstrip("\r\n") != "---" or not lines[-1].endswith("\n"):
+        return False
+    return lines[-1].rstrip("\r\n") == "---" and all(line.rstrip("\r\n") != "---" for line in lines[1:-1])
 
 
 def _confined(path: Path, project_root: Path) -> Path:
@@ -49,6 +67,9 @@ def _planned(
         raise ManagedBlockError(
             f"refusing to edit {target}: the new text holds undecodable characters (from a file that is not UTF-8)"
         ) from None
+    if after_text != "" and ours and not keep_empty and before is not None and BEGIN_WORD in before:
+        if is_lone_frontmatter(after_text) and BEGIN_WORD not in after_text.encode("utf-8", "surrogateescape"):
+            after = None  # our scoped rules file without its last rule: it goes, frontmatter and all
     if after is None and before is not None and (keep_empty or not ours):
         after = b""  # a file that was there before our block comes back as it was: empty
     return PlannedChange(path=target, before=before, after=after)

@@ -15,8 +15,10 @@ reports, each naming a file and a line:
   CLAUDE.md with no ID to find, and an imported reference store must not fail ``lint`` for that;
 - ``damaged_markers``: a begin without an end, an end without a begin, nested or two blocks.
 
-Instruction files are the usual ones (CLAUDE.md, AGENTS.md, .github/copilot-instructions.md,
-SOUL.md), the configured ``targets.*`` and every promoted entry's ``**Promoted**`` file. Each is
+Instruction files are the usual ones (CLAUDE.md, our ``.claude/rules/self-improve.md`` and every
+path-scoped ``.claude/rules/self-improve-*.md``, ``.claude/CLAUDE.md``, AGENTS.md,
+.github/copilot-instructions.md, SOUL.md), the configured ``targets.*`` and every promoted
+entry's ``**Promoted**`` file. Each is
 read only when it is a regular file inside the project, reached without a symlink, and UTF-8:
 anything else is not a file we could have written, and a FIFO must not hang ``lint``.
 
@@ -41,8 +43,8 @@ from self_improve.errors import SelfImproveError
 from self_improve.review import managed_block
 from self_improve.review.plan import EntryEdit, Step, TargetEdit, apply, simulate
 from self_improve.review.policy import PROMOTED_TO, Policy, default_target, promoted_to, propose_rule
-from self_improve.review.promotion import header_promoted, promoted_field_is_ours
-from self_improve.review.targets import KNOWN_TARGETS, default_targets, in_openclaw_workspace, normalised_or_none
+from self_improve.review.promotion import header_promoted, promoted_field_is_ours, scoped_placement
+from self_improve.review.targets import KNOWN_TARGETS, default_targets, in_openclaw_workspace, is_scoped_rules_file, normalised_or_none, rules_files
 from self_improve.store.entry import Entry
 from self_improve.store.lint import Problem
 from self_improve.store.store import Store
@@ -119,7 +121,7 @@ def read_instruction(root: Path, relative: str) -> str | None:
 
 def instruction_files(store: Store, entries: Iterable[Entry]) -> list[str]:
     """Where rule blocks may be, each once, in a stable order."""
-    wanted: list[str] = list(KNOWN_TARGETS)
+    wanted: list[str] = list(rules_files(store))
     wanted += [str(store.setting(f"targets.{key}")) for key in _TARGET_SETTINGS]
     wanted += [promoted_to(entry) for entry in entries if entry.status in RULE_STATUSES and promoted_to(entry)]
     out: list[str] = []
@@ -235,7 +237,8 @@ def _our_promotion(entry: Entry) -> bool:
     Promoted-On or Promoted-To, or (before those) a header ``**Promoted**:`` naming a target file
     and nothing else. A user's own line (``- **Promoted**: SOUL.md (安全规则已强化)`` under a
     section) is theirs: their rule lives in their text, and we never write one for it."""
-    return bool(entry.promoted_on or entry.meta(PROMOTED_TO).strip()) or header_promoted(entry) in KNOWN_TARGETS
+    header = header_promoted(entry)
+    return bool(entry.promoted_on or entry.meta(PROMOTED_TO).strip()) or header in KNOWN_TARGETS or is_scoped_rules_file(header or "")
 
 
 def find_drift(store: Store) -> list[Drift]:
@@ -256,7 +259,9 @@ def _readd(store: Store, entry: Entry, drift: Drift) -> Reconcile:
     if target is None:
         return Reconcile(drift, "", (), "cannot write it back: no instruction file to write it to")
     entry_key, rule = entry.id, proposal.text
-    steps: list[Step] = [TargetEdit(target, lambda t: managed_block.upsert_rule(t, entry_key, rule))]
+    scoped = scoped_placement(store, entry, rule) if is_scoped_rules_file(target) else None
+    front = scoped.frontmatter if scoped is not None and scoped.target == target else ""  # a scoped file gone with its rule
+    steps: list[Step] = [TargetEdit(target, lambda t: managed_block.upsert_rule(t or front, entry_key, rule))]
     if promoted_to(entry) != target:
         if promoted_field_is_ours(store, entry):
             steps.append(EntryEdit(entry_key, lambda e: e.with_field("Promoted", target)))

@@ -56,7 +56,7 @@ from self_improve.review import rule_text
 from self_improve.store.archive import last_seen_day
 from self_improve.store.entry import ACTION_SECTIONS, Entry
 from self_improve.store.occurrences import distinct_tasks, within
-from self_improve.store.settings import default
+from self_improve.store.settings import CLAUDE_RULES_TARGET, default
 
 PROMOTABLE_STATUSES = frozenset({"pending", "in_progress", "resolved"})
 # Text a rule may never contain: it would damage the managed block around it.
@@ -125,11 +125,12 @@ class TargetTable:
 
         Each of ``targets.learning``, ``error``, ``feature`` and ``workflow`` that the user did
         not set (``chosen``: the keys their config sets) and whose value is one harness's file
-        (CLAUDE.md: Claude Code, AGENTS.md: Codex) goes to the other harness's file when only
-        that one is installed: Claude Code alone, everything to CLAUDE.md (workflows too);
-        Codex alone, everything to AGENTS.md. So no default creates a file for a harness the
-        user does not use. Both installed, or neither detected: the table as configured
-        (workflows to AGENTS.md, the rest to CLAUDE.md).
+        (Claude Code: our ``.claude/rules/self-improve.md``, or CLAUDE.md; Codex: AGENTS.md) goes
+        to the other harness's file when only that one is installed: Claude Code alone,
+        everything to the Claude rules file (workflows too); Codex alone, everything to
+        AGENTS.md. So no default creates a file for a harness the user does not use. Both
+        installed, or neither detected: the table as configured (workflows to AGENTS.md, the
+        rest to the Claude rules file).
         """
         changes: dict[str, Any] = {}
         for name, key in _TARGET_FIELDS:
@@ -140,11 +141,12 @@ class TargetTable:
 
 _TARGET_FIELDS = (("learning", "targets.learning"), ("error", "targets.error"), ("feature", "targets.feature"),
                   ("workflow_target", "targets.workflow"))
-HARNESS_FILES = {"CLAUDE.md": "claude", "AGENTS.md": "codex"}  # the instruction file each harness reads
+# The instruction files each harness reads; the first of a harness is where its rules go by default.
+HARNESS_FILES = {CLAUDE_RULES_TARGET: "claude", "CLAUDE.md": "claude", "AGENTS.md": "codex"}
 
 
 def harness_default(target: str, installed: Collection[str]) -> str:
-    """``target``, or the other harness's file when only that harness is installed."""
+    """``target``, or the other harness's default file when only that harness is installed."""
     owner = HARNESS_FILES.get(target)
     hooked = set(installed) & set(HARNESS_FILES.values())
     if owner is None or owner in hooked or len(hooked) != 1:
@@ -330,7 +332,8 @@ def default_target(entry: Entry, table: TargetTable, openclaw: bool) -> str:
     Workflows (entries of an area in ``targets.workflow_areas``) go to AGENTS.md. In an OpenClaw
     workspace, behaviour (learnings of a category in ``targets.behaviour_categories``) goes to
     SOUL.md and everything else, tool gotchas included, to AGENTS.md: OpenClaw does not read
-    TOOLS.md. Elsewhere the kind decides (CLAUDE.md by default).
+    TOOLS.md. Elsewhere the kind decides (``.claude/rules/self-improve.md`` by default, which
+    ``review/promotion.place`` may narrow to a path-scoped rules file).
     """
     if openclaw:
         if entry.kind == "learning" and entry.category.strip() in table.behaviour_categories:

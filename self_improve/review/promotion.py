@@ -7,6 +7,16 @@ markers), and the entry gets ``Status: promoted``, its target and, when the rule
 promotion or a rewritten rule), ``- Promoted-On: YYYY-MM-DD`` (the day ``stats`` measures the
 rule from) with its ``Recurred-After-Promotion`` count cleared.
 
+**Where the rule goes** (:func:`place`, the one answer for ``promote`` and ``review``): a rule of
+ours already in a file stays there (a rule in CLAUDE.md from an earlier version is revised and
+retired there, never copied); else ``--target``; else the default (``policy.default_target``:
+Claude Code's is ``.claude/rules/self-improve.md``, a file wholly ours that Claude Code loads
+like CLAUDE.md), narrowed for a rule confined to one subtree to the path-scoped
+``.claude/rules/self-improve-<slug>.md`` (``subject_paths.scope_subtree``), created starting
+with its ``paths:`` frontmatter. Block edits never touch that frontmatter; when the last rule
+leaves a file we created, it goes, frontmatter and all (``block_file``), with the folders we
+created for it.
+
 **Where the target is written.** A ``Promoted`` line the user wrote is theirs and is never
 rewritten (``- **Promoted**: SOUL.md (安全规则已强化)`` under ``### Resolution`` stays byte for
 byte). Ours is ``**Promoted**: TARGET`` in the header block, the reference format's own place,
@@ -43,8 +53,19 @@ from self_improve.review.policy import (
     propose_rule,
     rule_problem,
 )
-from self_improve.review.targets import KNOWN_TARGETS, default_targets, in_openclaw_workspace, normalise_target, normalised_or_none
+from self_improve.review.block_file import paths_frontmatter
+from self_improve.review.subject_paths import scope_subtree
+from self_improve.review.targets import (
+    default_targets,
+    in_openclaw_workspace,
+    is_scoped_rules_file,
+    normalise_target,
+    normalised_or_none,
+    rules_files,
+    scoped_rules_name,
+)
 from self_improve.store.entry import Entry
+from self_improve.store.settings import CLAUDE_RULES_TARGET
 from self_improve.store.store import Store
 
 
@@ -125,8 +146,10 @@ def plan_promotion(
     elif previous:
         wanted = previous  # re-promoting (a new rule, say) keeps the rule where it is
     else:
-        wanted = default_target(entry, default_targets(store), openclaw)
+        wanted = place(store, entry, text, openclaw)
     chosen = normalise_target(store, wanted, openclaw)
+    scoped = scoped_placement(store, entry, text) if is_scoped_rules_file(chosen) else None
+    front = scoped.frontmatter if scoped is not None and scoped.target == chosen else ""  # a new scoped file starts with it
     if previous == chosen:
         previous = ""
     entry_key = entry.id
@@ -150,11 +173,69 @@ def plan_promotion(
                 e = e.with_metadata("Recurred-After-Promotion", "0")
         return e
 
-    steps: list[Step] = [TargetEdit(chosen, lambda t: managed_block.upsert_rule(t, entry_key, text))]
+    steps: list[Step] = [TargetEdit(chosen, lambda t: managed_block.upsert_rule(t or front, entry_key, text))]
     if previous:
         steps.append(TargetEdit(previous, lambda t: managed_block.remove_rule(t, entry_key)))
     steps.append(EntryEdit(entry_key, mark_promoted))
     return Promotion(entry.id, text, chosen, previous, tuple(steps))
+
+
+@dataclass(frozen=True)
+class Scoped:
+    """A path-scoped rules file for one rule: its name and the frontmatter it starts with."""
+
+    target: str
+    frontmatter: str
+
+
+def scoped_placement(store: Store, entry: Entry, rule: str) -> Scoped | None:
+    """The path-scoped rules file for this rule (``subject_paths.scope_subtree`` decides, and
+    answers "no" at the first doubt); None when it is not scoped, or when a file of that name
+    exists but does not start with the very frontmatter (another subtree of the same slug, or
+    a file the user changed): then the rule goes to the unscoped rules file."""
+    if store.scope != "project":
+        return None
+    subtree = scope_subtree(store.root, entry, rule)
+    if not subtree:
+        return None
+    try:
+        front = paths_frontmatter(subtree)
+    except ValueError:
+        return None
+    name = scoped_rules_name(subtree)
+    path = store.root / name
+    if path.is_symlink() or (path.exists() and not path.is_file()):
+        return None
+    if path.is_file():
+        try:
+            if not path.read_bytes().decode("utf-8").startswith(front):
+                return None
+        except (OSError, UnicodeDecodeError):
+            return None
+    return Scoped(name, front)
+
+
+def place(store: Store, entry: Entry, rule: str, openclaw: bool | None = None) -> str:
+    """Where the entry's rule goes when ``--target`` does not say.
+
+    A rule of ours already in a file stays there (CLAUDE.md included: never a second copy); a
+    promoted entry keeps the file its record names; else the default target
+    (``policy.default_target``), and when that is the Claude rules file and the rule is
+    confined to one subtree, the path-scoped rules file (:func:`scoped_placement`)."""
+    holding = rule_files(store, entry)
+    if holding:
+        return holding[0]
+    named = normalised_or_none(store, promoted_to(entry)) if entry.status == "promoted" and promoted_to(entry) else None
+    if named is not None:
+        return named
+    if openclaw is None:
+        openclaw = in_openclaw_workspace(store)
+    wanted = default_target(entry, default_targets(store), openclaw)
+    if wanted == CLAUDE_RULES_TARGET:
+        scoped = scoped_placement(store, entry, rule)
+        if scoped is not None:
+            return scoped.target
+    return wanted
 
 
 def store_today() -> date:
@@ -237,8 +318,8 @@ def current_rule(store: Store, entry: Entry) -> str:
 
 
 def files_with_rule(store: Store, entry_id: str) -> tuple[str, ...]:
-    """Known instruction files holding a bullet for this ID (for entries promoted by hand)."""
-    return tuple(name for name in KNOWN_TARGETS if _holds_rule(store, name, entry_id))
+    """Known instruction files (our rules files included) holding a bullet for this ID."""
+    return tuple(name for name in rules_files(store) if _holds_rule(store, name, entry_id))
 
 
 def plan_retirement(store: Store, entry_id: str) -> Retirement:

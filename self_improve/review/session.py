@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date
 from typing import Any
 
@@ -20,7 +20,7 @@ from self_improve.review import drift as drift_mod
 from self_improve.review.plan import ArchiveStep, Step, apply, simulate
 from self_improve.review.candidates import ReviewPlan, plan_review
 from self_improve.review.policy import Policy
-from self_improve.review.promotion import plan_promotion, plan_retirement
+from self_improve.review.promotion import place, plan_promotion, plan_retirement
 from self_improve.review.report import heading
 from self_improve.review.subject_paths import gone_check_for
 from self_improve.review.targets import default_targets, in_openclaw_workspace
@@ -35,15 +35,21 @@ def build_plan(store: Store, today: date) -> ReviewPlan:
     from self_improve.detect.rules import class_keys
 
     store._require()
-    return plan_review(
+    openclaw = in_openclaw_workspace(store)
+    plan = plan_review(
         store.entries(),
         today,
         Policy.from_settings(store.setting),
         default_targets(store),
-        in_openclaw_workspace(store),
+        openclaw,
         classes=class_keys(),
         is_gone=gone_check_for(store),
     )
+    # The policy's target is the default by the table; where the rule goes is decided with the
+    # files in view (a rule already in CLAUDE.md stays there; a rule confined to a subtree goes
+    # to a path-scoped rules file): the same answer ``promote`` gives (``promotion.place``).
+    placed = tuple(replace(c, target=place(store, c.entry, c.rule.text, openclaw)) for c in plan.promote)
+    return replace(plan, promote=placed)
 
 
 @dataclass

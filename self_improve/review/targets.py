@@ -3,22 +3,33 @@
 Targets: a Markdown file inside the project, not in ``.learnings/`` or any ``.git/``, and
 neither it nor a directory on the way to it a symlink (a repo's ``targets.*`` setting must not
 aim a rule at a git hook, or through a link at a file outside).
+
+Claude Code's default is a file wholly ours, ``.claude/rules/self-improve.md`` (Claude Code
+loads every ``.claude/rules/*.md`` like CLAUDE.md), and for a rule confined to one subtree a
+path-scoped one, ``.claude/rules/self-improve-<slug>.md`` (``review/subject_paths.scope_subtree``):
+the user's CLAUDE.md is written only when they ask for it, or when a rule of ours already lives
+there. Every such file of ours is scanned wherever blocks are looked for (:func:`rules_files`).
 """
 
 from __future__ import annotations
 
 import os
 import posixpath
+import re
 import stat
 from pathlib import Path
 
 from self_improve.errors import SelfImproveError, UsageError
 from self_improve.review.installed import OPENCLAW_MARKER_FILES, installed_harnesses
 from self_improve.review.policy import TargetTable, is_openclaw_workspace
+from self_improve.store.settings import CLAUDE_RULES_TARGET
 from self_improve.store.store import Store
 
-# Where a rule may already live when an entry does not say (reference entries promoted by hand).
-KNOWN_TARGETS = ("CLAUDE.md", "AGENTS.md", ".github/copilot-instructions.md", "SOUL.md")
+# Where a rule may already live when an entry does not say (reference entries promoted by hand;
+# ``.claude/CLAUDE.md``: where the user-wide store promoted before the rules file).
+KNOWN_TARGETS = ("CLAUDE.md", CLAUDE_RULES_TARGET, ".claude/CLAUDE.md", "AGENTS.md", ".github/copilot-instructions.md", "SOUL.md")
+RULES_DIR = ".claude/rules"
+SCOPED_PREFIX = "self-improve-"  # .claude/rules/self-improve-<slug>.md: a path-scoped rules file of ours
 TARGET_KEYS = ("targets.learning", "targets.error", "targets.feature", "targets.workflow")
 
 
@@ -30,7 +41,7 @@ def default_targets(store: Store) -> TargetTable:
     """The ``targets.*`` table for this store, its defaults following the harnesses installed
     for the project (``TargetTable.for_harnesses``): no review writes CLAUDE.md for a Codex-only
     user, nor creates AGENTS.md for a Claude-only one. A key the user set is kept as set. The
-    user-wide store keeps its own (``~/.claude/CLAUDE.md``, ``store/store.py``)."""
+    user-wide store keeps its own (``~/.claude/rules/self-improve.md``, ``store/store.py``)."""
     table = TargetTable.from_settings(store.setting)
     if store.scope == "user":
         return table
@@ -120,3 +131,40 @@ def check_no_symlink(store: Store, normal: str) -> None:
             raise SelfImproveError(f"refusing to edit {shown}: it is not a regular file")
         if not last and not stat.S_ISDIR(info.st_mode):
             raise SelfImproveError(f"refusing to edit {shown}: {store.relative(path)} is not a directory")
+
+
+def scoped_rules_name(subtree: str) -> str:
+    """The path-scoped rules file for ``subtree``: ``packages/web`` → ``.claude/rules/self-improve-packages-web.md``."""
+    slug = re.sub(r"[^a-z0-9]+", "-", subtree.casefold()).strip("-")
+    return f"{RULES_DIR}/{SCOPED_PREFIX}{slug}.md"
+
+
+def is_scoped_rules_file(name: str) -> bool:
+    head, _, base = name.rpartition("/")
+    return head == RULES_DIR and base.startswith(SCOPED_PREFIX) and base.endswith(".md")
+
+
+def scoped_rules_files(root: Path) -> tuple[str, ...]:
+    """The path-scoped rules files of ours in ``root/.claude/rules/`` (regular files, by name)."""
+    folder = root / RULES_DIR
+    try:
+        if not stat.S_ISDIR(os.lstat(root / ".claude").st_mode) or not stat.S_ISDIR(os.lstat(folder).st_mode):
+            return ()
+        names = sorted(os.listdir(folder))
+    except OSError:
+        return ()
+    found = []
+    for base in names:
+        name = f"{RULES_DIR}/{base}"
+        try:
+            if is_scoped_rules_file(name) and stat.S_ISREG(os.lstat(folder / base).st_mode):
+                found.append(name)
+        except OSError:
+            continue
+    return tuple(found)
+
+
+def rules_files(store: Store) -> tuple[str, ...]:
+    """Where a rule of ours may live when nothing says where: :data:`KNOWN_TARGETS` and the
+    path-scoped rules files of ours."""
+    return KNOWN_TARGETS + scoped_rules_files(store.root)

@@ -53,6 +53,7 @@ ATTRIBUTE_LINES = (
     f".learnings/archive/*.md merge={DRIVER}",
     f"CLAUDE.md merge={DRIVER}",
     f"AGENTS.md merge={DRIVER}",
+    f".claude/rules/self-improve*.md merge={DRIVER}",
     f".github/copilot-instructions.md merge={DRIVER}",
 )
 GITATTRIBUTES = ".gitattributes"

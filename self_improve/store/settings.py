@@ -48,6 +48,10 @@ class Setting:
         return f"Setting({self.key!r}, default={self.default!r})"
 
 
+CLAUDE_RULES_TARGET = ".claude/rules/self-improve.md"
+"""Claude Code's default target: a rules file of ours, which Claude Code loads like CLAUDE.md
+(``.claude/rules/*.md``), so that no default edits the user's own CLAUDE.md."""
+
 SETTINGS: tuple[Setting, ...] = (
     Setting("log.similarity_threshold", float, 0.8, "Jaccard similarity of case-folded summary words at or above which `log` merges into an existing entry that has no Pattern-Key match.", min=0.0, max=1.0, project=(0.5, 1.0)),
     Setting("log.extra_areas", list, [], "Areas `log --area` accepts besides the reference ones (frontend, backend, infra, tests, docs, config)."),
@@ -72,9 +76,9 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("forgetting.stale_after_days", int, 180, "No longer used: age alone never retires a promoted rule (only evidence does: harm outweighing help, a successor, its subject gone). Kept so configs that set it stay valid.", min=1, max=36500, project=(7, 3650)),
     Setting("forgetting.max_active_entries", int, 200, "Above this many active entries, review lists the lowest-value ones for archiving.", min=1, max=1000000, project=(10, 100000)),
     Setting("trust.safe_directories", list, [], "Directories whose .learnings/ is trusted even when another user owns it (like git's safe.directory; \"*\" trusts all). User-level config only.", personal=True),
-    Setting("targets.learning", str, "CLAUDE.md", "Default promotion target for learnings."),
-    Setting("targets.error", str, "CLAUDE.md", "Default promotion target for errors."),
-    Setting("targets.feature", str, "CLAUDE.md", "Default promotion target for feature requests."),
+    Setting("targets.learning", str, CLAUDE_RULES_TARGET, "Default promotion target for learnings (a file of ours that Claude Code reads like CLAUDE.md; set CLAUDE.md to write there)."),
+    Setting("targets.error", str, CLAUDE_RULES_TARGET, "Default promotion target for errors (a file of ours that Claude Code reads like CLAUDE.md; set CLAUDE.md to write there)."),
+    Setting("targets.feature", str, CLAUDE_RULES_TARGET, "Default promotion target for feature requests (a file of ours that Claude Code reads like CLAUDE.md; set CLAUDE.md to write there)."),
     Setting("targets.workflow_areas", list, ["infra", "config", "tests"], "Areas whose rules are workflows, promoted to targets.workflow instead."),
     Setting("targets.workflow", str, "AGENTS.md", "Default promotion target for workflows (entries of an area in targets.workflow_areas)."),
     Setting("targets.openclaw_behaviour", str, "SOUL.md", "In an OpenClaw workspace (SOUL.md or IDENTITY.md at the root): target for behaviour, i.e. learnings of a category in targets.behaviour_categories."),

@@ -457,9 +457,10 @@ def _join(directory: str, name: str) -> str:
 
 # ---- the user store, and other stores -------------------------------------------------------------------------------------
 
-# The user store promotes into the harness's user-level file (relative to the home folder);
-# `--target .codex/AGENTS.md` picks Codex's instead.
-USER_SCOPE_TARGET = ".claude/CLAUDE.md"
+# The user store promotes into a rules file of ours that Claude Code loads for every project
+# (relative to the home folder), never into the user's own ~/.claude/CLAUDE.md (rules already
+# there stay there); `--target .codex/AGENTS.md` picks Codex's instead.
+USER_SCOPE_TARGET = ".claude/rules/self-improve.md"
 
 
 def _user_scope_targets(config: dict[str, Any], user_file: dict[str, Any]) -> dict[str, Any]:

@@ -90,7 +90,7 @@ def test_promoted_and_marks_need_a_rule(project: Path) -> None:
     refused(project, "mark", PYTEST, "--harmful", message=f"{PYTEST} has no rule to mark (it is resolved): run `self-improve promote {PYTEST}` first")
     assert cli(project, "promote", PNPM, "--yes")[0] == 0
     assert cli(project, "mark", PNPM, "--helpful") == (0, f"{PNPM}: helpful 1, harmful 0\n", "")
-    refused(project, "set-status", PNPM, "pending", message=f"{PNPM}'s rule is in CLAUDE.md: run `self-improve retire {PNPM}` to take it out")
+    refused(project, "set-status", PNPM, "pending", message=f"{PNPM}'s rule is in .claude/rules/self-improve.md: run `self-improve retire {PNPM}` to take it out")
     assert cli(project, "set-status", PNPM, "promoted") == (0, f"{PNPM} is now promoted\n", "")  # the rule is there
 
 

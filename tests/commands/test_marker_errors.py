@@ -95,3 +95,19 @@ def test_a_user_scope_target_outside_the_project_is_named_from_home(tmp_path: Pa
     assert label_for(tmp_path / "p" / "CLAUDE.md", tmp_path / "p") == "CLAUDE.md"
     assert label_for(Path("/etc/motd"), tmp_path) == "/etc/motd"
     assert label_for(home, tmp_path / "elsewhere") == "~"
+
+
+@pytest.mark.parametrize("verb", ["install", "uninstall"])
+def test_openclaw_names_its_workspace_file_in_full(tmp_path: Path, verb: str) -> None:
+    """The workspace is not where the user ran the command: its AGENTS.md is named by its path."""
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    (workspace / "SOUL.md").write_text("", encoding="utf-8")
+    agents = workspace / "AGENTS.md"
+    agents.write_text("# Agents\n\n<!-- self-improve:openclaw:begin -->\nx\n", encoding="utf-8")
+    before = tree_hash(tmp_path)
+    result = run_cli(verb, "--harness", "openclaw", "--workspace", str(workspace), cwd=tmp_path, env={"HOME": str(tmp_path)})
+    reason = "damaged self-improve:openclaw markers: begin marker on line 3 has no end marker; fix them by hand"
+    assert result.returncode == 1 and result.stdout == ""
+    assert result.stderr.startswith(f"self-improve: error: openclaw: {agents}: {reason}; ")
+    assert tree_hash(tmp_path) == before

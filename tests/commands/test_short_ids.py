@@ -147,8 +147,8 @@ def test_promote_mark_retire_restore_several(project: Path) -> None:
     assert cli(project, "promote", "abc", "--yes")[0] == 0
     assert cli(project, "mark", "1201-r1w", "abc", "--helpful") == (0, f"{R1W}: helpful 1, harmful 0\n{ABC}: helpful 1, harmful 0\n", "")
     assert cli(project, "retire", "LRN-20261201-r1w", "abc", "--yes") == (
-        0, f"retired {R1W}: its rule is gone from CLAUDE.md\nretired {ABC}: its rule is gone from CLAUDE.md\n", "")
-    assert not (project / "CLAUDE.md").exists()
+        0, f"retired {R1W}: its rule is gone from .claude/rules/self-improve.md\nretired {ABC}: its rule is gone from .claude/rules/self-improve.md\n", "")
+    assert not (project / "CLAUDE.md").exists() and not (project / ".claude").exists()
     assert cli(project, "archive", "1201-r1w", "abc")[0] == 0
     before = tree_hash(project)
     refused(project, "restore", "1201-r1w", "nope", code=1, message="nope is not in .learnings/archive/ (see `self-improve list`)")

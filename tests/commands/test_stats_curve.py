@@ -62,3 +62,21 @@ def test_an_option_of_another_view_is_refused_and_nothing_is_written(project: Pa
     assert (result.returncode, result.stdout) == (2, "")
     assert result.stderr.startswith(f"self-improve: error: {message}")
     assert tree_hash(project) == before
+
+
+def test_promote_and_retire_are_tallied_for_their_day_and_drawn(tmp_path: Path) -> None:
+    """The store keeps no retirement date: the per-day tally (``.state/daily.json``) that promote
+    and retire write from now on is what the curve's "retired" column counts."""
+    (tmp_path / ".git").mkdir()
+    env = {**PLAIN, "SELF_IMPROVE_NOW": "2026-12-01T09:00:00Z"}
+    assert run_cli("init", cwd=tmp_path, env=env).returncode == 0
+    logged = run_cli("log", "learning", "--category", "correction", "Use pnpm, not npm", "--action", "Use pnpm, not npm.",
+                     "--json", cwd=tmp_path, env=env)
+    entry_id = json.loads(logged.stdout)["id"]
+    assert run_cli("promote", entry_id, "--yes", cwd=tmp_path, env=env).returncode == 0
+    assert run_cli("retire", entry_id, "--yes", cwd=tmp_path, env=env).returncode == 0
+    daily = json.loads((tmp_path / ".learnings" / ".state" / "daily.json").read_text())
+    assert daily == {"rules_promoted.2026-12-01": 1, "rules_retired.2026-12-01": 1}
+    rows = run_cli("stats", "--curve", "--by", "day", "--since", "2026-12-01", cwd=tmp_path, env=env).stdout.splitlines()
+    assert rows[2].split()[0] == "2026-12-01"
+    assert [int(word) for word in rows[2].split()[1:] if word.isdigit()][-2:] == [1, 1]  # promoted, retired

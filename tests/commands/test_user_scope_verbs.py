@@ -2,7 +2,7 @@
 
 Each verb acts on the user store (``$XDG_DATA_HOME/self-improve/``, here the default
 ``~/.local/share/self-improve/`` of an isolated home) and on the user-level instruction file
-(``~/.claude/CLAUDE.md``), names those files from ``~``, and leaves the project's own store,
+(``~/.claude/rules/self-improve.md``, which Claude Code loads for every project), names those files from ``~``, and leaves the project's own store,
 which holds the same IDs, byte for byte as it was.
 """
 
@@ -65,18 +65,18 @@ def test_show_and_export_read_the_user_store(setup: tuple[Path, Path, dict[str, 
     assert tree_hash(project) == before
 
 
-def test_promote_mark_and_retire_use_the_user_level_claude_md(setup: tuple[Path, Path, dict[str, str]]) -> None:
+def test_promote_mark_and_retire_use_the_user_level_rules_file(setup: tuple[Path, Path, dict[str, str]]) -> None:
     project, home, env = setup
     before = tree_hash(project)
-    assert user("promote", PNPM, "--yes", cwd=project, env=env) == (0, f"promoted {PNPM} to ~/.claude/CLAUDE.md\n", "")
-    claude = home / ".claude" / "CLAUDE.md"
+    assert user("promote", PNPM, "--yes", cwd=project, env=env) == (0, f"promoted {PNPM} to ~/.claude/rules/self-improve.md\n", "")
+    claude = home / ".claude" / "rules" / "self-improve.md"
     assert f"- Run pnpm, never npm. <!-- {PNPM} -->\n" in claude.read_text(encoding="utf-8")
     assert user("mark", PNPM, "--harmful", cwd=project, env=env) == (0, (
         f"{PNPM}: helpful 0, harmful 1\n"
         "it misled more often than it helped: `self-improve review` proposes retiring it "
         f"(`self-improve retire {PNPM} --scope user`)\n"), "")
-    assert user("retire", PNPM, "--yes", cwd=project, env=env) == (0, f"retired {PNPM}: its rule is gone from ~/.claude/CLAUDE.md\n", "")
-    assert not claude.exists()  # the block was the whole file: the file goes, as it came
+    assert user("retire", PNPM, "--yes", cwd=project, env=env) == (0, f"retired {PNPM}: its rule is gone from ~/.claude/rules/self-improve.md\n", "")
+    assert not (home / ".claude").exists()  # the block was the whole file: it goes, as it came, with the folders we made
     assert "**Status**: retired" in learnings(home)
     assert tree_hash(project) == before
 

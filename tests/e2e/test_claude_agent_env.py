@@ -56,9 +56,9 @@ def test_claude_bash_marks_its_environment_and_promote_only_proposes(
     assert seen.get("AI_AGENT", "").startswith("claude-code_") and seen["AI_AGENT"].endswith("_agent"), json.dumps(sorted(seen))
     assert claude_adapter.agent_session(seen) and agent_env.agent_harness(seen) == "Claude Code"
     assert (
-        f"proposed: promote {ENTRY} to CLAUDE.md\n"
+        f"proposed: promote {ENTRY} to .claude/rules/self-improve.md\n"
         "rule:   Use `pnpm install`, not npm.\n"
-        "target: CLAUDE.md\n"
+        "target: .claude/rules/self-improve.md\n"
         "Nothing changed: inside Claude Code this only proposes; a person approves every change to instruction files.\n"
         f"Ask the user to run, in their own terminal: self-improve promote {ENTRY}"
     ) in promote_part, why(run, mock_anthropic)

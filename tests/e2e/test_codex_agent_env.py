@@ -59,7 +59,7 @@ def test_codex_shell_marks_its_environment_and_promote_only_proposes(
     assert seen.get("CODEX_THREAD_ID") and seen.get("CODEX_TOOL_CALL_ID") and seen.get("CODEX_CI") == "1", why(run, mock_responses)
     assert codex_adapter.agent_session(seen) and agent_env.agent_harness(seen) == "Codex"
     assert "CLAUDECODE" not in seen and "OPENCLAW_SHELL" not in seen
-    assert f"proposed: promote {ENTRY} to CLAUDE.md\n" in promote_part, why(run, mock_responses)
+    assert f"proposed: promote {ENTRY} to .claude/rules/self-improve.md\n" in promote_part, why(run, mock_responses)
     assert (
         "Nothing changed: inside Codex this only proposes; a person approves every change to instruction files.\n"
         f"Ask the user to run, in their own terminal: self-improve promote {ENTRY}\n"

@@ -58,9 +58,9 @@ def test_openclaw_exec_marks_its_environment_and_promote_only_proposes(
     assert seen.get("OPENCLAW_SHELL") == "exec", sorted(seen)
     assert openclaw_adapter.agent_session(seen) and agent_env.agent_harness(seen) == "OpenClaw"
     assert promote_file.read_text() == (
-        f"proposed: promote {ENTRY} to CLAUDE.md\n"
+        f"proposed: promote {ENTRY} to .claude/rules/self-improve.md\n"
         "rule:   Use `pnpm install`, not npm.\n"
-        "target: CLAUDE.md\n"
+        "target: .claude/rules/self-improve.md\n"
         "Nothing changed: inside OpenClaw this only proposes; a person approves every change to instruction files.\n"
         f"Ask the user to run, in their own terminal: self-improve promote {ENTRY}\n"
     )

@@ -174,7 +174,7 @@ def test_promote_refuses_a_read_only_claude_md_and_leaves_the_entry_pending(tmp_
     root = make_project(tmp_path / "project")
     (root / "CLAUDE.md").chmod(0o444)
     before = tree_hash(root)
-    done = run_cli("promote", PNPM, "--yes", cwd=root, env=cli_env())
+    done = run_cli("promote", PNPM, "--yes", "--target", "CLAUDE.md", cwd=root, env=cli_env())  # the user's own file
     assert (done.returncode, done.stdout, done.stderr) == (
         1,
         "",

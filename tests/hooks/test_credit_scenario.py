@@ -140,8 +140,8 @@ def test_a_promoted_observed_fix_that_recurs_is_proposed_for_revision(project: P
     done = run_cli("promote", yaml.id, "--yes", cwd=project)
     assert done.returncode == 0, done.stderr
     rule = f"deps.module-not-found (python:yaml): {YAML_FIX}"
-    assert f"- {rule} <!-- {yaml.id} -->" in (project / "CLAUDE.md").read_text()
-    # the mistake comes back although the rule is in CLAUDE.md: the rule did not prevent it
+    assert f"- {rule} <!-- {yaml.id} -->" in (project / ".claude/rules/self-improve.md").read_text()
+    # the mistake comes back although the rule is in the rules file: the rule did not prevent it
     bash(project, "s3", "python3 app.py", 1, YAML_ERROR)
     assert entry(project, YAML).recurred_after_promotion == 1
     plan = json.loads(run_cli("review", "--json", cwd=project).stdout)

@@ -43,10 +43,20 @@ def entries() -> list[str]:
     ]
 
 
+# These tests are about approval (who may promote, and what is proposed), in the user's own CLAUDE.md: the project's config chooses it,
+# since the default target is now .claude/rules/self-improve.md (tests/review/test_rules_target.py).
+PIN_CLAUDE_MD = '[targets]\nlearning = "CLAUDE.md"\nerror = "CLAUDE.md"\nfeature = "CLAUDE.md"\n'
+
+
+def pin_claude_md(root: Path) -> None:
+    (root / ".learnings" / "config.toml").write_text(PIN_CLAUDE_MD, encoding="utf-8")
+
+
 @pytest.fixture()
 def project(tmp_path: Path) -> Path:
     (tmp_path / ".git").mkdir()
     write_project(tmp_path, entries())
+    pin_claude_md(tmp_path)
     record_here(tmp_path, RECORDED, OLD)
     (tmp_path / "CLAUDE.md").write_text("# Project\n", encoding="utf-8")
     return tmp_path
@@ -115,7 +125,7 @@ def test_the_user_can_let_agents_promote(project: Path, tmp_path_factory: pytest
 
 def test_a_projects_config_cannot_let_agents_promote(project: Path) -> None:
     (project / ".learnings" / "config.toml").write_text(
-        "[promotion]\nagent_may_promote = true\nrequire_approval = false\n", encoding="utf-8"
+        PIN_CLAUDE_MD + "[promotion]\nagent_may_promote = true\nrequire_approval = false\n", encoding="utf-8"
     )
     env, harness = AGENTS["codex"]
     proposes(
@@ -292,7 +302,7 @@ def test_a_cloned_repos_forged_entry_is_not_promoted_by_review_yes(tmp_path_fact
     (attacker / "CLAUDE.md").write_text("# Project rules\n", encoding="utf-8")
     write_project(attacker, [entries()[1]])
     (attacker / ".learnings" / "config.toml").write_text(
-        "[promotion]\nrequire_approval = false\nagent_may_promote = true\nmin_occurrences = 1\nmin_tasks = 1\n", encoding="utf-8"
+        PIN_CLAUDE_MD + "[promotion]\nrequire_approval = false\nagent_may_promote = true\nmin_occurrences = 1\nmin_tasks = 1\n", encoding="utf-8"
     )
     git("add", "-A", cwd=attacker)
     git("commit", "-q", "-m", "helpful learnings", cwd=attacker)

@@ -1,5 +1,5 @@
 """Default rule targets follow the harnesses installed for the project (``review/installed.py``,
-``TargetTable.for_harnesses``): Claude Code alone gets every rule in CLAUDE.md, Codex alone in
+``TargetTable.for_harnesses``): Claude Code alone gets every rule in .claude/rules/self-improve.md, Codex alone in
 AGENTS.md, both today's split; a file is never created for a harness the user does not use,
 unless they ask (``--target``, a ``targets.*`` key in their config)."""
 
@@ -54,6 +54,9 @@ def env(home: Path, **extra: str) -> dict[str, str]:
     return {**TODAY, "HOME": str(home), "CODEX_HOME": str(home / ".codex"), **extra}
 
 
+RULES = ".claude/rules/self-improve.md"  # the Claude Code default target
+
+
 def files(root: Path) -> list[str]:
     """Every file outside .learnings/ and .git/: the instruction files review wrote."""
     return sorted(str(p.relative_to(root)) for p in root.rglob("*")
@@ -87,9 +90,9 @@ def install_codex(project: Path) -> None:
 
 def test_claude_only_a_tests_rule_lands_in_claude_md_and_no_agents_md_is_created(project: Path, home: Path) -> None:
     install_claude(project)
-    assert review_yes(project, home) == f"promoted {ENTRY} to CLAUDE.md\n"
-    assert files(project) == [".claude/settings.json", "CLAUDE.md"]
-    assert (project / "CLAUDE.md").read_text(encoding="utf-8") == BLOCK
+    assert review_yes(project, home) == f"promoted {ENTRY} to .claude/rules/self-improve.md\n"
+    assert files(project) == [".claude/rules/self-improve.md", ".claude/settings.json"]
+    assert (project / ".claude/rules/self-improve.md").read_text(encoding="utf-8") == BLOCK
 
 
 def test_codex_only_agents_md_gets_it_and_no_claude_md_is_created(project: Path, home: Path) -> None:
@@ -122,8 +125,8 @@ def test_none_detected_keeps_todays_split(project: Path, home: Path) -> None:
 def test_a_user_scope_install_counts(project: Path, home: Path) -> None:
     (home / ".claude").mkdir()
     (home / ".claude/settings.json").write_text(settings_with_our_hook(hook_command(Path("/opt/si/hooks/post-bash"), "/usr/bin/python3")), encoding="utf-8")
-    assert review_yes(project, home) == f"promoted {ENTRY} to CLAUDE.md\n"
-    assert files(project) == ["CLAUDE.md"]
+    assert review_yes(project, home) == f"promoted {ENTRY} to .claude/rules/self-improve.md\n"
+    assert files(project) == [".claude/rules/self-improve.md"]
 
 
 def test_explicit_target_in_a_claude_only_project_still_creates_agents_md(project: Path, home: Path) -> None:
@@ -143,7 +146,7 @@ def test_a_target_the_user_set_in_config_is_kept(project: Path, home: Path, tmp_
 def test_an_existing_agents_md_does_not_pull_a_claude_only_rule(project: Path, home: Path) -> None:
     install_claude(project)
     (project / "AGENTS.md").write_text("# Agents\n", encoding="utf-8")
-    assert review_yes(project, home) == f"promoted {ENTRY} to CLAUDE.md\n"
+    assert review_yes(project, home) == f"promoted {ENTRY} to .claude/rules/self-improve.md\n"
     assert (project / "AGENTS.md").read_bytes() == b"# Agents\n"
 
 
@@ -190,12 +193,12 @@ def test_our_constants_match_the_manifest() -> None:
 
 
 @pytest.mark.parametrize(("installed", "expected"), [
-    (set(), ("CLAUDE.md", "CLAUDE.md", "CLAUDE.md", "AGENTS.md")),
-    ({"claude"}, ("CLAUDE.md", "CLAUDE.md", "CLAUDE.md", "CLAUDE.md")),
+    (set(), (RULES, RULES, RULES, "AGENTS.md")),
+    ({"claude"}, (RULES, RULES, RULES, RULES)),
     ({"codex"}, ("AGENTS.md", "AGENTS.md", "AGENTS.md", "AGENTS.md")),
-    ({"claude", "codex"}, ("CLAUDE.md", "CLAUDE.md", "CLAUDE.md", "AGENTS.md")),
-    ({"openclaw"}, ("CLAUDE.md", "CLAUDE.md", "CLAUDE.md", "AGENTS.md")),
-    ({"claude", "openclaw"}, ("CLAUDE.md", "CLAUDE.md", "CLAUDE.md", "CLAUDE.md")),
+    ({"claude", "codex"}, (RULES, RULES, RULES, "AGENTS.md")),
+    ({"openclaw"}, (RULES, RULES, RULES, "AGENTS.md")),
+    ({"claude", "openclaw"}, (RULES, RULES, RULES, RULES)),
 ])
 def test_the_table_per_installed_set(installed: set[str], expected: tuple[str, ...]) -> None:
     table = TargetTable().for_harnesses(installed, chosen=())

@@ -153,12 +153,12 @@ def test_a_file_promote_created_goes_and_one_it_cannot_vouch_for_stays_empty(tmp
     root = normal_project(tmp_path)
     assert run_cli("promote", OURS, "--yes", cwd=root).returncode == 0
     assert run_cli("retire", OURS, "--yes", cwd=root).returncode == 0
-    assert not (root / "CLAUDE.md").exists()  # we created it: it goes
+    assert not (root / ".claude").exists()  # we created the rules file and its folders: they go
     # Promoted elsewhere (another clone, or before this was recorded): we cannot know, so it stays.
     assert run_cli("promote", OTHER, "--yes", cwd=root).returncode == 0
-    forget_created(root / "CLAUDE.md")  # as if another machine had created it
+    forget_created(root / ".claude/rules/self-improve.md")  # as if another machine had created it
     assert run_cli("retire", OTHER, "--yes", cwd=root).returncode == 0
-    assert (root / "CLAUDE.md").read_bytes() == b""
+    assert (root / ".claude/rules/self-improve.md").read_bytes() == b""
 
 
 def test_retire_dry_run_of_an_empty_file_shows_it_emptied_not_deleted(tmp_path: Path) -> None:

@@ -297,7 +297,7 @@ def test_rule_refusals() -> None:
 
 
 def test_default_targets() -> None:
-    assert default_target(entry("LRN-20260301-aaa"), TARGETS, False) == "CLAUDE.md"
+    assert default_target(entry("LRN-20260301-aaa"), TARGETS, False) == ".claude/rules/self-improve.md"
     assert default_target(entry("ERR-20260301-aaa", area="infra"), TARGETS, False) == "AGENTS.md"
     custom = TargetTable(error=".github/copilot-instructions.md")
     assert default_target(entry("ERR-20260301-aaa"), custom, False) == ".github/copilot-instructions.md"

@@ -34,6 +34,15 @@ NO_FIX = "ERR-20260203-ccc"
 CLOSED = "LRN-20260204-ddd"
 
 
+# These tests are about editing the user's own CLAUDE.md (its bytes, line endings, markers):
+# the project's config chooses it, since the default target is now .claude/rules/self-improve.md.
+PIN_CLAUDE_MD = '[targets]\nlearning = "CLAUDE.md"\nerror = "CLAUDE.md"\nfeature = "CLAUDE.md"\n'
+
+
+def pin_claude_md(root: Path) -> None:
+    (root / ".learnings" / "config.toml").write_text(PIN_CLAUDE_MD, encoding="utf-8")
+
+
 def entries() -> list[str]:
     return [
         entry_text(PNPM, "Use pnpm, not npm", category="correction", action="Use `pnpm install`, not npm: this repo is a pnpm workspace."),
@@ -47,6 +56,7 @@ def entries() -> list[str]:
 def project(tmp_path: Path) -> Path:
     (tmp_path / ".git").mkdir()
     write_project(tmp_path, entries())
+    pin_claude_md(tmp_path)
     return tmp_path
 
 

@@ -117,10 +117,20 @@ def test_a_garbled_rule_given_by_hand_is_refused() -> None:
 FENCE_ONLY = "Install the dependencies with:\n\n```bash\npnpm install\n```"
 
 
+# These tests are about rules taken from real sections and GBK files, in the user's own CLAUDE.md: the project's config chooses it,
+# since the default target is now .claude/rules/self-improve.md (tests/review/test_rules_target.py).
+PIN_CLAUDE_MD = '[targets]\nlearning = "CLAUDE.md"\nerror = "CLAUDE.md"\nfeature = "CLAUDE.md"\n'
+
+
+def pin_claude_md(root: Path) -> None:
+    (root / ".learnings" / "config.toml").write_text(PIN_CLAUDE_MD, encoding="utf-8")
+
+
 @pytest.fixture()
 def project(tmp_path: Path) -> Path:
     (tmp_path / ".git").mkdir()
     write_project(tmp_path, [entry_text(ID, "pnpm, not npm", category="correction", action=FENCE_ONLY, occurrences=RECENT)])
+    pin_claude_md(tmp_path)
     record_here(tmp_path)
     return tmp_path
 
@@ -170,6 +180,7 @@ def test_a_long_rule_is_shown_in_full(tmp_path: Path) -> None:
 def gbk_project(root: Path, action: str) -> Path:
     (root / ".git").mkdir()
     write_project(root, [entry_text(ID, "依赖安装", action=action, occurrences=RECENT)])
+    pin_claude_md(root)
     learnings = root / ".learnings" / "LEARNINGS.md"
     learnings.write_bytes(learnings.read_text(encoding="utf-8").encode("gbk"))
     return root

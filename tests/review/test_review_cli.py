@@ -113,9 +113,11 @@ def test_dry_run_prints_every_diff_and_changes_nothing(project: Path) -> None:
 def test_yes_applies_every_proposal(project: Path) -> None:
     dry = run_cli("review", "--dry-run", cwd=project, env=TODAY).stdout
     check_golden("review-yes.txt", review(project, "--yes"))
-    assert (project / "CLAUDE.md").read_text(encoding="utf-8") == rehash(
-        f"# Project\n\nWe indent with tabs.\n\n{BEGIN}\n## Learned rules\n- Use `pnpm install`, not npm. <!-- LRN-20260201-aaa -->\n{END}\n"
+    # The new rule goes to our rules file; the retired one leaves CLAUDE.md as the user wrote it.
+    assert (project / ".claude/rules/self-improve.md").read_text(encoding="utf-8") == rehash(
+        f"{BEGIN}\n## Learned rules\n- Use `pnpm install`, not npm. <!-- LRN-20260201-aaa -->\n{END}\n"
     )
+    assert (project / "CLAUDE.md").read_text(encoding="utf-8") == "# Project\n\nWe indent with tabs.\n"
     assert (project / "AGENTS.md").read_text(encoding="utf-8") == rehash(
         f"{BEGIN}\n## Learned rules\n- Run `make deps` before `make test`. <!-- ERR-20260210-bbb -->\n{END}\n"
     )
@@ -130,7 +132,7 @@ def test_yes_applies_every_proposal(project: Path) -> None:
     }
     assert sorted(p.name for p in (store.dir / "archive").iterdir()) == ["2025.md"]
     # The dry run showed exactly what --yes did: nothing is left to do.
-    assert dry.count("+++ ") == 5  # CLAUDE.md, AGENTS.md, LEARNINGS.md, ERRORS.md, archive/2025.md
+    assert dry.count("+++ ") == 6  # the rules file, CLAUDE.md, AGENTS.md, LEARNINGS.md, ERRORS.md, archive/2025.md
     assert json.loads(review(project, "--json"))["promote"] == []
 
 

@@ -31,6 +31,15 @@ MENU = "  [p]romote, [e]dit rule, change [t]arget, [a]rchive, [s]kip, [q]uit? "
 RULE = "Use `pnpm install`, not npm."
 
 
+# These tests are about the interactive review on a terminal, in the user's own CLAUDE.md: the project's config chooses it,
+# since the default target is now .claude/rules/self-improve.md (tests/review/test_rules_target.py).
+PIN_CLAUDE_MD = '[targets]\nlearning = "CLAUDE.md"\nerror = "CLAUDE.md"\nfeature = "CLAUDE.md"\n'
+
+
+def pin_claude_md(root: Path) -> None:
+    (root / ".learnings" / "config.toml").write_text(PIN_CLAUDE_MD, encoding="utf-8")
+
+
 @pytest.fixture()
 def project(tmp_path: Path) -> Path:
     (tmp_path / ".git").mkdir()
@@ -38,6 +47,7 @@ def project(tmp_path: Path) -> Path:
         entry_text("LRN-20260201-aaa", "Use pnpm, not npm", category="correction", action=RULE,
                    occurrences=[(20, "1a2b3c4d"), (10, "5e6f7a8b"), (2, "1a2b3c4d")]),
     ])
+    pin_claude_md(tmp_path)
     record_here(tmp_path)
     return tmp_path
 

@@ -325,3 +325,29 @@ def test_driver_bounds_occurrences_with_the_projects_setting(project: tuple[Path
         Occurrence("2026-03-02", task_hash("a-bump-0-3")),
         *(Occurrence("2026-03-03", task_hash(f"b-bump-0-{j}")) for j in range(4)),
     ]
+
+
+def test_rules_added_on_both_branches_to_a_scoped_rules_file_merge_with_its_frontmatter(project: tuple[Path, Store]) -> None:
+    """``.claude/rules/self-improve*.md`` (the default Claude Code target) goes through the block
+    merge too: both branches' rules are kept, the ``paths:`` frontmatter byte for byte."""
+    repo, store = project
+    register_driver_by_hand(repo)
+    rules = repo / ".claude" / "rules" / "self-improve-app.md"
+    rules.parent.mkdir(parents=True)
+    frontmatter = '---\npaths:\n  - "app/**"\n---\n'
+    ids = {key: e.id for key, e in entries_by_key(store).items()}
+    rules.write_text(upsert_rule(frontmatter, ids["shared.0"], "Rule zero"))
+    commit_all(repo, "base")
+    git(repo, "checkout", "-q", "-b", "a")
+    rules.write_text(upsert_rule(rules.read_text(), ids["shared.1"], "Rule one"))
+    commit_all(repo, "a")
+    git(repo, "checkout", "-q", "main")
+    git(repo, "checkout", "-q", "-b", "b")
+    rules.write_text(upsert_rule(rules.read_text(), ids["shared.2"], "Rule two"))
+    commit_all(repo, "b")
+    git(repo, "checkout", "-q", "a")
+    merged = git(repo, "merge", "--no-edit", "b", check=False)
+    assert merged.returncode == 0, merged.stdout + merged.stderr
+    text = rules.read_text()
+    assert text.startswith(frontmatter)
+    assert [rule.entry_id for rule in list_rules(text)] == [ids["shared.0"], ids["shared.1"], ids["shared.2"]]

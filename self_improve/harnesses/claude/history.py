@@ -32,44 +32,16 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterator
-from datetime import datetime
 
 from self_improve.events import Prompt, ToolResult, clean_text
 from self_improve.harnesses.claude import SHELL_TOOLS, split_exit_code
+from self_improve.harnesses.history import MAX_PENDING_CALLS, Event, jsonl_files, parse_time
 
 # Substrings a line must contain to be worth parsing (compact or spaced JSON alike).
 _TOOL_USE = b'"tool_use"'
 _USER = b'"user"'
-MAX_PENDING_CALLS = 64  # Bash calls waiting for their result across a scan's end (kept in its state)
 # What Claude Code writes into the conversation as a "user" line that nobody typed.
 _NOT_TYPED = ("<command-", "<local-command-", "<bash-", "<user-memory-input>", "[Request interrupted", "Caveat:")
-
-
-class Event:
-    """One event of a transcript: a finished Bash command or a typed prompt, when it happened
-    (seconds since the epoch), and ``end``, the file offset just past its line."""
-
-    __slots__ = ("result", "prompt", "when", "end", "call_id")
-
-    def __init__(self, when: float, end: int, result: ToolResult | None = None, prompt: Prompt | None = None,
-                 call_id: str = "") -> None:
-        self.when = when
-        self.end = end
-        self.result = result
-        self.prompt = prompt
-        self.call_id = call_id
-
-    @property
-    def session(self) -> str:
-        if self.result is not None:
-            return self.result.session
-        return self.prompt.session if self.prompt is not None else ""
-
-    @property
-    def cwd(self) -> str:
-        if self.result is not None:
-            return self.result.cwd
-        return self.prompt.cwd if self.prompt is not None else ""
 
 
 def projects_dir(environ: dict[str, str] | None = None) -> str:
@@ -86,33 +58,13 @@ def history_dir(environ: dict[str, str] | None = None) -> str:
 
 def transcripts(folder: str) -> list[str]:
     """Every ``*.jsonl`` below ``folder``, sorted (regular files only, links not followed)."""
-    found: list[str] = []
-    for top, dirs, files in os.walk(folder, followlinks=False):
-        dirs.sort()
-        for name in sorted(files):
-            path = os.path.join(top, name)
-            if name.endswith(".jsonl") and os.path.isfile(path) and not os.path.islink(path):
-                found.append(path)
-    return found
+    return jsonl_files(folder)
 
 
 def session_count(folder: str) -> int:
     """How many sessions ``folder`` holds: the transcripts directly in a project's folder (a
     subagent's, one level further down, belongs to its parent's session)."""
     return sum(1 for path in transcripts(folder) if os.path.dirname(os.path.dirname(path)) == folder.rstrip(os.sep))
-
-
-def parse_time(text: object) -> float | None:
-    """``2026-12-01T20:14:26.301Z`` -> seconds since the epoch; None when it is not a time."""
-    if not isinstance(text, str) or not text:
-        return None
-    try:
-        moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    if moment.tzinfo is None:
-        return None  # Claude Code writes UTC with a Z: a naive time is not one of its lines
-    return moment.timestamp()
 
 
 def _text_of(content: object) -> str:

@@ -42,7 +42,7 @@ import os
 from collections.abc import Iterator, Mapping
 
 from self_improve.events import Prompt, ToolResult, clean_text
-from self_improve.harnesses.claude.history import MAX_PENDING_CALLS, Event, parse_time
+from self_improve.harnesses.history import MAX_PENDING_CALLS, Event, jsonl_files, parse_time
 
 # Substrings a line must contain to be worth parsing.
 _WANTED = (b'"function_call', b'"CommandExecution"', b'"UserMessage"', b'"session_meta"', b'"turn_context"')
@@ -64,14 +64,7 @@ def history_dir(environ: dict[str, str] | None = None) -> str:
 
 def transcripts(folder: str) -> list[str]:
     """Every ``rollout-*.jsonl`` below ``folder``, sorted (regular files only, links not followed)."""
-    found: list[str] = []
-    for top, dirs, files in os.walk(folder, followlinks=False):
-        dirs.sort()
-        for name in sorted(files):
-            path = os.path.join(top, name)
-            if name.startswith("rollout-") and name.endswith(".jsonl") and os.path.isfile(path) and not os.path.islink(path):
-                found.append(path)
-    return found
+    return jsonl_files(folder, "rollout-")
 
 
 def session_count(folder: str) -> int:

@@ -45,6 +45,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from self_improve.changes import label_for
 from self_improve.errors import SelfImproveError, UsageError
 from self_improve.harnesses.installer import FileChange, Manifest, Target, checkout_root, load_manifest, unchanged
 from self_improve.harnesses.openclaw import NAME, default_workspace, state_dir
@@ -109,7 +110,7 @@ class BlockChange(FileChange):
             # into the gap, where the user had an empty AGENTS.md of their own.
             edit_file(self.path, self.root, self.edit, keep_empty=True)
         except ManagedBlockError as exc:
-            raise SelfImproveError(f"{NAME}: {exc}") from None
+            raise SelfImproveError(f"{NAME}: {_named(exc, self.path, self.root)}") from None
         if self.edit is install_text and pending.is_waiting(self.root):
             pending.forget(self.root)  # the block is in: nothing waits any more
 
@@ -121,7 +122,14 @@ def _dry_edit(path: Path, workspace: Path, edit: Callable[[str], str]) -> FileEd
     try:
         return edit_file(path, workspace, edit, dry_run=True)
     except ManagedBlockError as exc:
-        raise SelfImproveError(f"{NAME}: {exc}; {NOTHING_WRITTEN}") from None
+        raise SelfImproveError(f"{NAME}: {_named(exc, path, workspace)}; {NOTHING_WRITTEN}") from None
+
+
+def _named(exc: ManagedBlockError, path: Path, workspace: Path) -> str:
+    """The refusal with its file named in full: ``edit_file`` names it from the workspace
+    (``AGENTS.md: …``), and a workspace is not where the user ran the command."""
+    message, relative = str(exc), label_for(path, workspace.resolve())
+    return f"{path}: {message[len(relative) + 2:]}" if message.startswith(f"{relative}: ") else message
 
 
 def _text(data: bytes | None) -> str:
