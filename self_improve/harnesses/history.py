@@ -5,7 +5,9 @@ and how the transcript files are found (regular files only, links not followed, 
 
 from __future__ import annotations
 
+import json
 import os
+from collections.abc import Iterator
 from datetime import datetime
 
 from self_improve.events import Prompt, ToolResult
@@ -63,3 +65,45 @@ def jsonl_files(folder: str, prefix: str = "") -> list[str]:
             if name.startswith(prefix) and name.endswith(".jsonl") and os.path.isfile(path) and not os.path.islink(path):
                 found.append(path)
     return found
+
+
+class JsonlReader:
+    """The whole JSON lines of one transcript from ``offset`` (a line boundary), in file order;
+    a harness's ``TranscriptReader`` says which lines are worth parsing (``WANTED``: a line
+    holding none of these substrings is skipped unparsed) and what events each one gives
+    (:meth:`events_of`).
+
+    ``calls`` maps a call's id to its command: the calls read and not yet answered, kept by the
+    caller across scans (bounded: :data:`MAX_PENDING_CALLS`). ``position`` is the offset just
+    past the last whole line read: a last line without its newline is being written, and is left
+    for the next scan; so is anything past ``stop``. A torn or foreign line proves nothing and
+    is skipped."""
+
+    WANTED: tuple[bytes, ...] = ()
+
+    def __init__(self, path: str, offset: int, calls: dict[str, str], stop: int | None = None) -> None:
+        self.path = path
+        self.position = offset
+        self.calls = calls
+        self.stop = stop
+
+    def events(self) -> Iterator[Event]:
+        wanted = self.WANTED
+        with open(self.path, "rb") as handle:
+            handle.seek(self.position)
+            for raw in handle:
+                end = self.position + len(raw)
+                if not raw.endswith(b"\n") or (self.stop is not None and end > self.stop):
+                    return
+                self.position = end
+                if not any(needle in raw for needle in wanted):
+                    continue  # most lines: attachments, request records, token counts
+                try:
+                    line = json.loads(raw)
+                except ValueError:
+                    continue
+                if isinstance(line, dict):
+                    yield from self.events_of(line, end)
+
+    def events_of(self, line: dict[str, object], end: int) -> Iterator[Event]:
+        raise NotImplementedError

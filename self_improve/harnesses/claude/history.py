@@ -29,13 +29,12 @@ hooks' own.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Iterator
 
 from self_improve.events import Prompt, ToolResult, clean_text
 from self_improve.harnesses.claude import SHELL_TOOLS, split_exit_code
-from self_improve.harnesses.history import MAX_PENDING_CALLS, Event, jsonl_files, parse_time
+from self_improve.harnesses.history import MAX_PENDING_CALLS, Event, JsonlReader, jsonl_files, parse_time
 
 # Substrings a line must contain to be worth parsing (compact or spaced JSON alike).
 _TOOL_USE = b'"tool_use"'
@@ -103,37 +102,14 @@ def _prompt(line: dict[str, object], content: object) -> Prompt | None:
     return Prompt(clean_text(text), clean_text(line.get("sessionId")), clean_text(line.get("cwd")))
 
 
-class TranscriptReader:
-    """The events of one transcript from ``offset`` (a line boundary), in file order.
+class TranscriptReader(JsonlReader):
+    """The events of one Claude Code transcript (``history.JsonlReader``: offsets, ``calls``,
+    ``position``, ``stop``)."""
 
-    ``calls`` maps a Bash call's id to its command: the calls read and not yet answered, kept by
-    the caller across scans (bounded: :data:`MAX_PENDING_CALLS`). ``position`` is the offset
-    just past the last whole line read: a last line without its newline is being written, and
-    is left for the next scan; so is anything past ``stop``."""
+    WANTED = (_TOOL_USE, _USER)
 
-    def __init__(self, path: str, offset: int, calls: dict[str, str], stop: int | None = None) -> None:
-        self.path = path
-        self.position = offset
-        self.calls = calls
-        self.stop = stop
-
-    def events(self) -> Iterator[Event]:
-        calls = self.calls
-        with open(self.path, "rb") as handle:
-            handle.seek(self.position)
-            for raw in handle:
-                end = self.position + len(raw)
-                if not raw.endswith(b"\n") or (self.stop is not None and end > self.stop):
-                    return
-                self.position = end
-                if _TOOL_USE not in raw and _USER not in raw:
-                    continue  # most lines: attachments, request records, queue operations
-                try:
-                    line = json.loads(raw)
-                except ValueError:
-                    continue  # a torn or foreign line proves nothing
-                if isinstance(line, dict):
-                    yield from _events_of(line, end, calls)
+    def events_of(self, line: dict[str, object], end: int) -> Iterator[Event]:
+        return _events_of(line, end, self.calls)
 
 
 def _events_of(line: dict[str, object], end: int, calls: dict[str, str]) -> Iterator[Event]:

@@ -42,7 +42,7 @@ import os
 from collections.abc import Iterator, Mapping
 
 from self_improve.events import Prompt, ToolResult, clean_text
-from self_improve.harnesses.history import MAX_PENDING_CALLS, Event, jsonl_files, parse_time
+from self_improve.harnesses.history import MAX_PENDING_CALLS, Event, JsonlReader, jsonl_files, parse_time
 
 # Substrings a line must contain to be worth parsing.
 _WANTED = (b'"function_call', b'"CommandExecution"', b'"UserMessage"', b'"session_meta"', b'"turn_context"')
@@ -120,33 +120,15 @@ def split_output(text: str) -> tuple[int | None, str]:
     return code, body
 
 
-class TranscriptReader:
-    """The events of one rollout from ``offset`` (a line boundary), in file order; the interface
-    of ``harnesses/claude/history.TranscriptReader`` (``calls``: the calls read and not yet
-    answered, and the file's session and cwd; ``position``: past the last whole line read)."""
+class TranscriptReader(JsonlReader):
+    """The events of one Codex rollout (``history.JsonlReader``: offsets, ``position``, ``stop``);
+    ``calls`` also keeps the file's session and cwd (``SESSION_KEY``, ``CWD_KEY``)."""
 
-    def __init__(self, path: str, offset: int, calls: dict[str, str], stop: int | None = None) -> None:
-        self.path = path
-        self.position = offset
-        self.calls = calls
-        self.stop = stop
+    WANTED = _WANTED
 
-    def events(self) -> Iterator[Event]:
-        with open(self.path, "rb") as handle:
-            handle.seek(self.position)
-            for raw in handle:
-                end = self.position + len(raw)
-                if not raw.endswith(b"\n") or (self.stop is not None and end > self.stop):
-                    return
-                self.position = end
-                if not any(wanted in raw for wanted in _WANTED):
-                    continue  # most lines: token counts, reasoning, messages
-                try:
-                    line = json.loads(raw)
-                except ValueError:
-                    continue  # a torn or foreign line proves nothing
-                if isinstance(line, dict) and isinstance(line.get("payload"), dict):
-                    yield from self._events_of(line, line["payload"], end)
+    def events_of(self, line: dict[str, object], end: int) -> Iterator[Event]:
+        payload = line.get("payload")
+        return self._events_of(line, payload, end) if isinstance(payload, dict) else iter(())
 
     def _events_of(self, line: dict[str, object], payload: dict[str, object], end: int) -> Iterator[Event]:
         kind, calls = line.get("type"), self.calls
