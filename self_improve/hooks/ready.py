@@ -8,9 +8,9 @@ tokens. (A SessionStart hook's plain stdout would reach the model: we never prin
 
 What is counted is what ``review`` would propose now (``review/session.build_plan``): rules to
 promote, to revise and to retire. That plan reads every entry, which costs a big store hundreds of
-milliseconds, so the count is kept in ``.learnings/.state/ready.json`` with the size and
-modification time of each learnings file and of ``config.toml`` it was computed from; a session
-that starts with those unchanged reads one small file. The signature is a hint, read with
+milliseconds, so the count is kept in ``.learnings/.state/ready.json`` with the day and the size
+and modification time of each learnings file and of ``config.toml`` it was computed from; a
+session that starts the same day with those unchanged reads one small file. The signature is a hint, read with
 ``lstat``: every byte that is counted is read through the trusted store directory.
 
 The command named is the plugin's slash command when the hook runs from the plugin
@@ -60,8 +60,11 @@ def system_message(text: str) -> str:
 
 
 def signature(root: str) -> str:
-    """Size and mtime of each file the count depends on ("-" for a missing one)."""
-    parts = []
+    """The day (review's windows age an entry out) and the size and mtime of each file the count
+    depends on ("-" for a missing one)."""
+    from self_improve.clock import utcnow
+
+    parts = [utcnow().date().isoformat()]
     for name in SIGNED_FILES:
         try:
             found = os.lstat(os.path.join(root, LEARNINGS_DIR, name))

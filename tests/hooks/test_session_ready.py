@@ -95,3 +95,12 @@ def test_a_garbage_cache_is_recounted_and_a_broken_config_reads_as_the_defaults(
     code, out = start(project, {"HOME": str(home), "XDG_STATE_HOME": str(home / "state")})
     assert (code, out) == (0, '{"systemMessage": "self-improve: 2 lessons ready, run `self-improve review`"}\n')
     assert debug_lines(home) == []
+
+
+def test_a_new_day_counts_again(project: Path) -> None:
+    """Review's windows age entries out: a count kept yesterday is not trusted today."""
+    start(project)
+    ready = project / ".learnings" / ".state" / "ready.json"
+    ready.write_text(json.dumps({**json.loads(ready.read_text()), "count": 5}))
+    later = {"SELF_IMPROVE_NOW": "2026-03-02T12:00:00Z"}
+    assert start(project, later) == (0, '{"systemMessage": "self-improve: 2 lessons ready, run `self-improve review`"}\n')
