@@ -21,7 +21,7 @@ without a usable rule has ``"rule": null``, ``"rule_problem": "needs a rule: …
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from self_improve.output import colour, display_text
@@ -277,6 +277,13 @@ def heading(title: str, count: int) -> str:
     return colour(f"{title} ({count})", "bold")
 
 
+def _section(title: str, items: Sequence[Any], lines: Callable[[Any], list[str]]) -> list[str]:
+    """A titled section of the listing (its heading counts the items), or nothing without items."""
+    if not items:
+        return []
+    return [heading(title, len(items)), *(line for item in items for line in lines(item)), ""]
+
+
 def render_listing(
     plan: ReviewPlan, problems: list[Problem], policy: Policy, triage_line: str, assessor: approval.Assessor | None = None,
     reconciles: Sequence[drift_mod.Reconcile] = (), corrections: Sequence[QueuedCorrection] = (),
@@ -300,36 +307,12 @@ def render_listing(
         for archived in plan.archive:
             out += archive_lines(archived)
         out.append("")
-    if plan.retire:
-        out.append(heading("Retire", len(plan.retire)))
-        for retired in plan.retire:
-            out += retire_lines(retired)
-        out.append("")
-    if plan.retire_by_hand:
-        out.append(heading("Retire by hand (promoted in your own text; never applied by --yes)", len(plan.retire_by_hand)))
-        for retired in plan.retire_by_hand:
-            out += retire_lines(retired)
-        out.append("")
-    if revisions:
-        out.append(heading("Revise (recurred after promotion; never applied by --yes)", len(revisions)))
-        for revision in revisions:
-            out += revision.lines()
-        out.append("")
-    if contradictions:
-        out.append(heading("Contradicts a promoted rule (proposed supersede)", len(contradictions)))
-        for proposal in contradictions:
-            out += proposal.lines()
-        out.append("")
-    if plan.merge:
-        out.append(heading("Likely duplicates (merge them if they say one lesson)", len(plan.merge)))
-        for group in plan.merge:
-            out += merge_lines(group)
-        out.append("")
-    if reconciles:
-        out.append(heading("Reconcile", len(reconciles)))
-        for reconcile in reconciles:
-            out += drift_mod.reconcile_lines(reconcile)
-        out.append("")
+    out += _section("Retire", plan.retire, retire_lines)
+    out += _section("Retire by hand (promoted in your own text; never applied by --yes)", plan.retire_by_hand, retire_lines)
+    out += _section("Revise (recurred after promotion; never applied by --yes)", revisions, lambda revision: revision.lines())
+    out += _section("Contradicts a promoted rule (proposed supersede)", contradictions, lambda proposal: proposal.lines())
+    out += _section("Likely duplicates (merge them if they say one lesson)", plan.merge, merge_lines)
+    out += _section("Reconcile", reconciles, drift_mod.reconcile_lines)
     if plan.class_level:
         out.append(heading("Counted by class (not proposed)", len(plan.class_level)))
         for item in plan.class_level:
