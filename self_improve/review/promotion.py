@@ -47,6 +47,7 @@ from self_improve.review.policy import (
     PROMOTABLE_STATUSES,
     PROMOTED_TO,
     Policy,
+    TargetTable,
     clean_rule,
     default_target,
     promoted_to,
@@ -215,13 +216,15 @@ def scoped_placement(store: Store, entry: Entry, rule: str) -> Scoped | None:
     return Scoped(name, front)
 
 
-def place(store: Store, entry: Entry, rule: str, openclaw: bool | None = None) -> str:
+def place(store: Store, entry: Entry, rule: str, openclaw: bool | None = None, table: TargetTable | None = None) -> str:
     """Where the entry's rule goes when ``--target`` does not say.
 
     A rule of ours already in a file stays there (CLAUDE.md included: never a second copy); a
     promoted entry keeps the file its record names; else the default target
     (``policy.default_target``), and when that is the Claude rules file and the rule is
-    confined to one subtree, the path-scoped rules file (:func:`scoped_placement`)."""
+    confined to one subtree, the path-scoped rules file (:func:`scoped_placement`). ``openclaw``
+    and ``table`` (``targets.default_targets``) are read from the files when not given: a caller
+    placing many rules reads them once."""
     holding = rule_files(store, entry)
     if holding:
         return holding[0]
@@ -230,7 +233,7 @@ def place(store: Store, entry: Entry, rule: str, openclaw: bool | None = None) -
         return named
     if openclaw is None:
         openclaw = in_openclaw_workspace(store)
-    wanted = default_target(entry, default_targets(store), openclaw)
+    wanted = default_target(entry, table if table is not None else default_targets(store), openclaw)
     if wanted == CLAUDE_RULES_TARGET:
         scoped = scoped_placement(store, entry, rule)
         if scoped is not None:

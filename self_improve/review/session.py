@@ -36,11 +36,12 @@ def build_plan(store: Store, today: date) -> ReviewPlan:
 
     store._require()
     openclaw = in_openclaw_workspace(store)
+    table = default_targets(store)  # read once: it parses the harnesses' settings files
     plan = plan_review(
         store.entries(),
         today,
         Policy.from_settings(store.setting),
-        default_targets(store),
+        table,
         openclaw,
         classes=class_keys(),
         is_gone=gone_check_for(store),
@@ -48,7 +49,7 @@ def build_plan(store: Store, today: date) -> ReviewPlan:
     # The policy's target is the default by the table; where the rule goes is decided with the
     # files in view (a rule already in CLAUDE.md stays there; a rule confined to a subtree goes
     # to a path-scoped rules file): the same answer ``promote`` gives (``promotion.place``).
-    placed = tuple(replace(c, target=place(store, c.entry, c.rule.text, openclaw)) for c in plan.promote)
+    placed = tuple(replace(c, target=place(store, c.entry, c.rule.text, openclaw, table)) for c in plan.promote)
     return replace(plan, promote=placed)
 
 
