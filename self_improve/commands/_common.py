@@ -175,6 +175,15 @@ def today_from(args: argparse.Namespace) -> date:
         raise UsageError(f"today must be a date YYYY-MM-DD, not {value!r}") from None
 
 
+def since_day(value: str) -> date:
+    """A ``--since YYYY-MM-DD`` argument (``type=since_day``) of ``list`` and ``report``."""
+    try:
+        return date.fromisoformat(value)
+    except ValueError:
+        # argparse turns this into a one-line usage error that names the verb.
+        raise argparse.ArgumentTypeError(f"expected a date YYYY-MM-DD, not {value!r}") from None
+
+
 def add_hidden_test_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--today", default=None, help=argparse.SUPPRESS)
     parser.add_argument("--interactive", action="store_true", help=argparse.SUPPRESS)

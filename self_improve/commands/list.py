@@ -18,12 +18,12 @@ the summary, details or suggested action, case-insensitive. Filters combine (all
 from __future__ import annotations
 
 import argparse
-from datetime import date
 
 from self_improve.commands._common import (
     add_json_flag,
     add_scope_flag,
     selected_entries,
+    since_day,
     store_from,
 )
 from self_improve.detect import subjects
@@ -57,14 +57,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_scope_flag(parser)
     add_json_flag(parser)
     parser.set_defaults(func=run)
-
-
-def since_day(value: str) -> date:
-    try:
-        return date.fromisoformat(value)
-    except ValueError:
-        # argparse turns this into a one-line usage error that names the verb.
-        raise argparse.ArgumentTypeError(f"expected a date YYYY-MM-DD, not {value!r}") from None
 
 
 def matches(args: argparse.Namespace, entry: Entry) -> bool:

@@ -15,11 +15,10 @@ from __future__ import annotations
 
 import argparse
 import os
-from datetime import date
 from pathlib import Path
 
 from self_improve.atomic import UnsafeFile, atomic_write
-from self_improve.commands._common import add_hidden_test_flags, store_from, today_from
+from self_improve.commands._common import add_hidden_test_flags, since_day, store_from, today_from
 from self_improve.errors import SelfImproveError, UsageError
 from self_improve.review.curve import BY, top_recurring
 from self_improve.review.curve_text import curve_of, load
@@ -27,13 +26,6 @@ from self_improve.review.efficacy import efficacy
 from self_improve.review.report_html import GENERATOR, render_page
 
 SNIFF_BYTES = 4096  # our generator tag sits in the page's first lines
-
-
-def since_day(value: str) -> date:
-    try:
-        return date.fromisoformat(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a date YYYY-MM-DD, not {value!r}") from None
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
