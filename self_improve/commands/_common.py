@@ -84,6 +84,24 @@ def full_ids(store: Store, wanted: Sequence[str]) -> list[str]:
     return list(dict.fromkeys(out))
 
 
+def live_entries(store: Store, wanted: Sequence[str]) -> list[Entry]:
+    """The live entries the IDs name (:func:`full_ids`), each once, in order. An archived one is
+    refused first, saying how to bring it back, then an unknown one: all before the verb plans
+    anything. The store is parsed here once for all of them, not once or twice an ID."""
+    from self_improve.store import archive as archive_mod
+
+    ids = full_ids(store, wanted)
+    live = {entry.id.upper(): entry for entry in store.entries() if entry.id}
+    for entry_id in ids:
+        if entry_id.upper() not in live:
+            archive_mod.refuse_if_archived(store, entry_id)
+    found: dict[str, Entry] = {}
+    for entry_id in ids:
+        entry = live.get(entry_id.upper()) or store.get(entry_id)  # store.get: the unknown-ID refusal
+        found.setdefault(entry.id.upper(), entry)
+    return list(found.values())
+
+
 def shown_path(store: Store, path: Path) -> str:
     """A file as a verb prints it: relative to the project, or from ``~`` in the user scope."""
     if store.scope == "user":

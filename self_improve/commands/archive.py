@@ -12,13 +12,12 @@ from __future__ import annotations
 import argparse
 import sys
 
-from self_improve.commands._common import add_dry_run_flag, add_scope_flag, bump_actions, full_ids, scope_suffix, shown_store_file, store_from, today_from
+from self_improve.commands._common import add_dry_run_flag, add_scope_flag, bump_actions, live_entries, scope_suffix, shown_store_file, store_from, today_from
 from self_improve.errors import SelfImproveError
 from self_improve.review.drift import RULE_STATUSES
 from self_improve.review.plan import ArchiveStep, apply, simulate
 from self_improve.store import archive as archive_mod
 from self_improve.store.entry import Entry
-from self_improve.store.store import Store
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -34,10 +33,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(func=run)
 
 
-def archivable(store: Store, wanted: str) -> Entry:
-    """The entry, or a one-line refusal: already archived, unknown, or a live rule."""
-    archive_mod.refuse_if_archived(store, wanted)
-    entry = store.get(wanted)
+def archivable(entry: Entry) -> Entry:
+    """The entry, or a one-line refusal: a live rule."""
     if entry.status in RULE_STATUSES:
         raise SelfImproveError(f"{entry.id} is {entry.status}: its rule is still in use; run `self-improve retire {entry.id}` first")
     return entry
@@ -46,8 +43,8 @@ def archivable(store: Store, wanted: str) -> Entry:
 def run(args: argparse.Namespace) -> int:
     store = store_from(args)
     store._require()
-    entries = [archivable(store, wanted) for wanted in full_ids(store, args.ids)]
-    ids = list(dict.fromkeys(entry.id for entry in entries))  # the same ID twice is archived once
+    entries = [archivable(entry) for entry in live_entries(store, args.ids)]  # the same ID twice: once
+    ids = [entry.id for entry in entries]
     today = today_from(args)
     steps = [ArchiveStep(tuple(ids), today)]
     simulation = simulate(store, steps)  # every refusal (an unclosed fence...) before any write

@@ -14,14 +14,12 @@ import argparse
 import sys
 from collections.abc import Callable
 
-from self_improve.commands._common import add_dry_run_flag, add_json_flag, add_scope_flag, full_ids, scope_suffix, store_from
+from self_improve.commands._common import add_dry_run_flag, add_json_flag, add_scope_flag, live_entries, scope_suffix, store_from
 from self_improve.errors import SelfImproveError
 from self_improve.output import print_json
 from self_improve.review.drift import RULE_STATUSES
 from self_improve.review.plan import EntryEdit, apply, simulate
-from self_improve.store import archive as archive_mod
 from self_improve.store.entry import Entry
-from self_improve.store.store import Store
 
 
 
@@ -59,10 +57,8 @@ def counter_edit(name: str) -> Callable[[Entry], Entry]:
     return edit
 
 
-def markable(store: Store, wanted: str) -> Entry:
-    """The entry, or a one-line refusal: archived, unknown, or no rule to count for."""
-    archive_mod.refuse_if_archived(store, wanted)
-    entry = store.get(wanted)
+def markable(entry: Entry) -> Entry:
+    """The entry, or a one-line refusal: no rule to count for."""
     if entry.status not in RULE_STATUSES:
         status = entry.status or "no status"
         raise SelfImproveError(f"{entry.id} has no rule to mark (it is {status}): run `self-improve promote {entry.id}` first")
@@ -72,7 +68,7 @@ def markable(store: Store, wanted: str) -> Entry:
 def run(args: argparse.Namespace) -> int:
     store = store_from(args)
     store._require()
-    entry_ids = list(dict.fromkeys(markable(store, wanted).id for wanted in full_ids(store, args.ids)))
+    entry_ids = [markable(entry).id for entry in live_entries(store, args.ids)]
     steps = [EntryEdit(entry_id, counter_edit("Helpful" if args.helpful else "Harmful")) for entry_id in entry_ids]
     simulation = simulate(store, steps)  # a counter that is not a number is refused here
     if args.dry_run:

@@ -12,9 +12,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from self_improve.commands._common import add_dry_run_flag, add_scope_flag, full_ids, store_from
+from self_improve.commands._common import add_dry_run_flag, add_scope_flag, live_entries, store_from
 from self_improve.review.plan import EntryEdit, apply, simulate
-from self_improve.store import archive as archive_mod
 from self_improve.store.entry import Entry
 from self_improve.store.store import iso, utcnow
 
@@ -59,10 +58,7 @@ def with_resolution(entry: Entry, lines: list[str]) -> Entry:
 def run(args: argparse.Namespace) -> int:
     store = store_from(args)
     store._require()
-    wanted = full_ids(store, args.ids)
-    for entry_id in wanted:
-        archive_mod.refuse_if_archived(store, entry_id)
-    entry_ids = list(dict.fromkeys(store.get(entry_id).id for entry_id in wanted))
+    entry_ids = [entry.id for entry in live_entries(store, args.ids)]
     lines = resolution_lines(args.note, args.commit, iso(utcnow()))
 
     def edit(entry: Entry) -> Entry:

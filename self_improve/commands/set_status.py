@@ -20,11 +20,10 @@ from __future__ import annotations
 import argparse
 import sys
 
-from self_improve.commands._common import add_dry_run_flag, add_scope_flag, full_ids, store_from
+from self_improve.commands._common import add_dry_run_flag, add_scope_flag, live_entries, store_from
 from self_improve.errors import SelfImproveError, UsageError
 from self_improve.review.drift import RULE_STATUSES, rule_files_by_id
 from self_improve.review.plan import EntryEdit, apply, simulate
-from self_improve.store import archive as archive_mod
 from self_improve.store.entry import STATUSES, Entry
 from self_improve.store.store import Store
 
@@ -74,10 +73,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--reason must be one line")
     store = store_from(args)
     store._require()
-    wanted = full_ids(store, args.ids)
-    for entry_id in wanted:
-        archive_mod.refuse_if_archived(store, entry_id)
-    entries = list({entry.id.upper(): entry for entry in (store.get(entry_id) for entry_id in wanted)}.values())
+    entries = live_entries(store, args.ids)
     for entry in entries:
         check_substance(store, entry, args.status)
 
