@@ -45,7 +45,7 @@ with ground-truth fix commands, 8 sessions over 21 days, every result captured b
 bench/capture_credit.py. Played by two simulated agents, each on a project (and a home) of its own,
 with our hooks: PreToolUse (hooks/pre-bash, if the checkout has it) and PostToolUse /
 PostToolUseFailure around every Bash call, SessionStart and UserPromptSubmit as Claude Code runs them.
-- both follow CLAUDE.md's managed block as it stands when a session starts, and the
+- both follow the managed rules Claude Code loads (CLAUDE.md's block, `.claude/rules/self-improve.md`) as they stand when a session starts, and the
   `<known-mistakes>` list of the session's first prompt: a rule or a listed fix naming a mistake's
   fix makes the agent type the corrected command (an invocation) or run the fix first (an
   environment mistake, once a session, needed or not), so the mistake is not made;
@@ -254,6 +254,16 @@ def snapshot(project: Path) -> dict[str, str]:
         if out.get(name) == hashlib.sha256(b"").hexdigest():
             del out[name]
     return out
+
+
+def claude_rule_files(project: Path, scoped: bool) -> list[Path]:
+    """CLAUDE.md and our rules files that exist: ``.claude/rules/self-improve.md``, and with
+    ``scoped`` the path-scoped ``self-improve-*.md`` (loaded only once a matching file is read)."""
+    rules = project / ".claude" / "rules"
+    found = [project / "CLAUDE.md", rules / "self-improve.md"]
+    if scoped and rules.is_dir():
+        found += sorted(rules.glob("self-improve-*.md"))
+    return [path for path in found if path.is_file()]
 
 
 def touched(before: dict[str, str], after: dict[str, str]) -> list[str]:
@@ -481,8 +491,7 @@ class Ours:
 
     def finish(self, before: dict[str, str]) -> None:
         self.result.files_touched = touched(before, snapshot(self.project))
-        for name in ("CLAUDE.md", "AGENTS.md"):
-            path = self.project / name
+        for path in [*claude_rule_files(self.project, scoped=True), self.project / "AGENTS.md"]:
             if path.is_file():
                 block = BLOCK.search(path.read_text(encoding="utf-8"))
                 self.result.managed_block_tokens += len(block.group(0).strip()) / 4 if block else 0
@@ -825,9 +834,14 @@ class CreditHooks:
         return done.returncode, done.stdout.decode("utf-8", "replace"), done.stderr.decode("utf-8", "replace")
 
     def rules(self) -> dict[str, str]:
-        path = self.project / "CLAUDE.md"
-        found = BLOCK.search(path.read_text(encoding="utf-8")) if path.is_file() else None
-        return credit_score.managed_rules(found.group(0)) if found else {}
+        """The managed rules in what Claude Code loads at a session's start: CLAUDE.md and our
+        unscoped rules file (``.claude/rules/self-improve.md``, the default target)."""
+        rules: dict[str, str] = {}
+        for path in claude_rule_files(self.project, scoped=False):
+            found = BLOCK.search(path.read_text(encoding="utf-8"))
+            if found:
+                rules.update(credit_score.managed_rules(found.group(0)))
+        return rules
 
 
 class ReferenceHooks(CreditHooks):
@@ -1096,7 +1110,7 @@ def credit_table(result: dict) -> str:
     rows: list[tuple[str, list[str]]] = [
         ("scripted attempts at a mistake", [str(r["score"]["attempts"]) for r in columns]),
         ("repeats of a known mistake", [str(r["score"]["repeats"]) for r in columns]),
-        ("  ... right fix before the command: rule in CLAUDE.md", [str(r["score"]["before_rule"]) for r in columns]),
+        ("  ... right fix before the command: a rule it loads", [str(r["score"]["before_rule"]) for r in columns]),
         ("  ... right fix before the command: first prompt's list", [str(r["score"]["before_prompt"]) for r in columns]),
         ("  ... right fix with the command: pre-bash (shown with the result)",
          [na(r, str(r["score"]["with_command_pre_bash"]), pre_bash=True) for r in columns]),
@@ -1170,7 +1184,7 @@ def table(ours: Result, shipped: Result, stdin: Result) -> str:
         ("tokens injected: prompt hook (reminders)", [f"{r.reminder_tokens:.0f}" for r in columns]),
         ("tokens injected: error blocks / known fixes", [f"{r.error_tokens:.0f}" for r in columns]),
         ("tokens injected: total (chars/4)", [f"{r.tokens:.0f}" for r in columns]),
-        ("tokens of managed rules in CLAUDE.md at the end", [f"{r.managed_block_tokens:.0f}" for r in columns]),
+        ("tokens of managed rules at the end", [f"{r.managed_block_tokens:.0f}" for r in columns]),
         ("files touched outside .learnings/ + our block", [str(len(r.files_touched)) for r in columns]),
     ]
     head = ("", "ours", "reference as shipped", "reference reading stdin")
