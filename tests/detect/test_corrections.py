@@ -304,6 +304,17 @@ def test_families_in_each_language(text: str, pattern: str, language: str) -> No
 
 
 @pytest.mark.parametrize(
+    ("text", "pattern"),
+    [("no.", "en.no"), ("No!", "en.no"), ("nope.", "en.no"), ("\nno.", "en.no"), ("Nein.", "de.no"), ("Nein!", "de.no"),
+     ("Non.", "fr.no"), ("Não.", "pt.no"), ("Нет.", "ru.no"), ("Нет!", "ru.no")],
+)
+def test_a_bare_no_with_its_full_stop_is_a_correction(text: str, pattern: str) -> None:
+    """The veto for a "No," that answers (nothing corrective after it) needs something after it:
+    "No." alone is the user stopping the agent, as "No" without the full stop is."""
+    assert hit(text) == CorrectionHit(pattern, pattern.split(".", 1)[0])
+
+
+@pytest.mark.parametrize(
     "text",
     [
         # a "No," that answers, "no need" up front, another's bug, a request about an error
