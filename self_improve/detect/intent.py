@@ -102,7 +102,9 @@ def _main_commands(command: str) -> list[tuple[list[str], bool]]:
     after_or = False
     for words, operator in simple_commands(tokenize(command[:MAX_COMMAND_CHARS])):
         found = program(words, _WRAPPERS)
-        if found is not None and not after_or and not (in_pipeline and found.name in _FILTERS) and found.name not in _SETUP:
+        # A word whose basename is empty (``/``, ``dir/``) names no program: it is no stage.
+        if found is not None and found.name and not after_or and not (in_pipeline and found.name in _FILTERS) \
+                and found.name not in _SETUP:
             args = [word for word in found.args if not word.startswith(_REDIR_MARK)]
             out.append(([found.name, *args], writes_output(words)))
         in_pipeline = operator in ("|", "|&")

@@ -57,3 +57,11 @@ def test_any_text_has_a_bounded_intent_whose_key_decides(command: str) -> None:
     again = Intent.of(command)
     assert again == intent  # deterministic
     assert bool(intent.key) == bool(intent.program)
+
+
+def test_a_word_that_names_no_program_is_no_stage() -> None:
+    """``/`` or ``dir/`` has an empty basename: it names no program, so it is no stage of the key
+    (the key of ``a && /`` is ``a``; before, ``a && `` with no program, which the property found)."""
+    assert Intent.of("a && /") == Intent.of("a")
+    assert Intent.of("0\n/") == Intent.of("0")
+    assert Intent.of("/") == Intent.of("")
