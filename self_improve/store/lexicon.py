@@ -1,4 +1,4 @@
-"""Words for comparing one-line lessons (``store/duplicates.py``): data only, no imports.
+"""Words for comparing one-line lessons (``store/profile.py``, ``store/duplicates.py``): data only, no imports.
 
 - ``STOP``: function words of en, es, de, fr, pt, ru (and modal verbs, generic verbs such as
   "use" or "run") that say nothing about which lesson it is.
@@ -8,7 +8,7 @@
 - ``CONCEPTS``: a general glossary of software-development words, English and Chinese (a few
   Japanese), each group one concept: "delete", "remove", "删除" and "删掉" are one term, so
   that two wordings of a lesson, or the same lesson in two languages, share it. English words
-  are matched by stem (``duplicates.stem``), CJK words as substrings of a CJK run, longest first.
+  are matched by stem (``profile.stem``), CJK words as substrings of a CJK run, longest first.
   A concept written with a ``~`` weight prefix (``"~file"``) is generic and weighs less.
 
 The lists are general vocabulary written for this purpose, not phrases of any test set.

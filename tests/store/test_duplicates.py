@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from self_improve.store import duplicates
+from self_improve.store.profile import profile
 from self_improve.store.store import LogRequest, LogResult, Store
 
 NOW = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
@@ -128,26 +129,13 @@ def test_closed_entries_are_no_candidates(store: Store) -> None:
 # ---- the scorer ---------------------------------------------------------------------------------------
 
 
-def test_profiles() -> None:
-    p = duplicates.profile("Use pnpm, not npm, to install dependencies in this repo")
-    assert p.terms == {"pnpm": 2.0, "npm": 2.0, "=install": 1.5, "=dependency": 1.5, "=repository": 1.5}
-    assert (p.rejected, p.negated) == (frozenset({"npm"}), True)
-    zh = duplicates.profile("这个仓库用 pnpm 装依赖，别用 npm")
-    assert zh.terms == {"=repository": 1.5, "pnpm": 2.0, "=install": 1.5, "=dependency": 1.5, "npm": 2.0}
-    assert zh.rejected == frozenset({"npm"})
-    tech = duplicates.profile("Use .venv/bin/python, not the system python3.11")
-    assert tech.anchors == frozenset({".venv/bin/python", "python3.11"})
-    assert tech.rejected == frozenset({"system", "python3.11", "3", "11"})  # a token's parts go with it
-    assert duplicates.profile("Test coverage must stay above 90%").anchors == frozenset({"90"})
-
-
 def test_scores_are_symmetric_and_bounded() -> None:
     texts = ["Use pnpm, not npm", "用 pnpm，别用 npm", "Never use alpine for Python images", "", "!!!", "Use npm, not pnpm"]
     for a in texts:
         for b in texts:
-            score = duplicates.similarity(duplicates.profile(a), duplicates.profile(b))
+            score = duplicates.similarity(profile(a), profile(b))
             assert 0.0 <= score <= 1.0 + 1e-9
-            assert score == pytest.approx(duplicates.similarity(duplicates.profile(b), duplicates.profile(a)))
+            assert score == pytest.approx(duplicates.similarity(profile(b), profile(a)))
 
 
 def test_review_groups_are_capped_and_never_mix_keys() -> None:
