@@ -9,13 +9,12 @@ from __future__ import annotations
 
 import os
 
-from self_improve import rx as re  # re, with compiled programs cached across processes
 
 from self_improve.errors import SelfImproveError, UsageError
 from self_improve.paths import LAST_SESSION, LEARNINGS_DIR, STATE_DIR
 from self_improve.store import config as config_mod
-from self_improve.store import occurrences as occ
-from self_improve.store.entry import KINDS, Entry, LearningsFile, parse_text, render_new, split_lines
+from self_improve.store.delta import log_delta
+from self_improve.store.entry import KINDS, Entry, LearningsFile, parse_text
 from self_improve.store.ids import MIN_ID_SUFFIX, match_id, unknown_id
 from self_improve.store.record import (
     LogRequest,
@@ -25,12 +24,10 @@ from self_improve.store.record import (
     iso,
     latest_action,
     merge_occurrence,
-    new_entry,
     utcnow,
     validate,
 )
-from self_improve.store.scan import FileScan, IdsIn, closest, related
-from self_improve.store.similarity import tokens
+from self_improve.store.scan import FileScan
 from self_improve.store.tasks import task_hash
 from self_improve.store.trust import StoreDir, UntrustedStore, is_safe_listed, tree_problems
 
@@ -324,65 +321,13 @@ class Store:
             return result
 
     def _delta(self, request: LogRequest, text: str, name: str) -> tuple[LogResult, str | None, str]:
-        """The log of ``request`` into a file holding ``text`` (a pure function of them): the
-        result, and the file's new text when an entry merges, else the text to append."""
-        now = request.now or utcnow()
-        session = request.session or self.last_session()
-        occurrence = occ.Occurrence(now.strftime("%Y-%m-%d"), task_hash(session))
-        relative = self._relative_name(name)
-        scan = FileScan(text, tokens(request.summary))
-        key = request.pattern_key.strip()
-        match = self._find_match(scan, key)
-        nearby = None
-        # Other wordings (store/duplicates.py): not for a hook's failure, which its fingerprint
-        # keys, nor for a request that found its own Pattern-Key.
-        if request.logged_by != "hook" and not (match is not None and key and _keyed(scan, match, key)):
-            from self_improve.store.duplicates import DuplicateScan
-
-            nearby = DuplicateScan(scan, request.summary, key)
-            if match is not None and nearby.opposite(match):
-                match = None  # the same words saying the opposite ("use npm, not yarn") are another lesson
-            if match is None:
-                match = nearby.certain()  # another wording of an entry's lesson, nearly sure
-        if match is not None:
-            start, end = match
-            entry = Entry(tuple(split_lines(text[start:end])), file=relative)
-            updated = merge_occurrence(entry, request, occurrence, self.setting("log.max_occurrences"))
-            merged = LogResult(updated.id, False, updated.recurrence_count, occ.distinct_tasks(updated.occurrences), relative)
-            return merged, text[:start] + updated.text + text[end:], ""
-        from self_improve.store.ids import new_id  # only a new entry needs an ID
-
-        entry_id = new_id(request.kind, now, IdsIn(text))
-        eol = "\r\n" if text.count("\r\n") * 2 > text.count("\n") else "\n"
-        see_also = request.see_also or related(scan)
-        body = render_new(new_entry(request, entry_id, now, occurrence, see_also), eol)
-        prefix = ""
-        if text and not text.endswith("\n"):
-            prefix = eol + eol
-        elif text and not text.endswith(eol + eol) and text.strip():
-            prefix = eol
-        likely = tuple(nearby.likely()) if nearby is not None else ()
-        created = LogResult(entry_id, True, 1, 1 if occurrence.task != "-" else 0, relative, likely)
-        return created, None, prefix + body
-
-    def _find_match(self, scan: FileScan, key: str) -> tuple[int, int] | None:
-        """The span of the active entry a request merges into: same Pattern-Key first; else a
-        near-identical summary among active entries that have no Pattern-Key or the same one (so
-        one summary logged twice never gives two entries)."""
-        span = scan.active_keyed(key) if key else None
-        if span is not None and _merged_away(scan, span):
-            from self_improve.store.duplicates import keyed_successor
-
-            span = keyed_successor(scan, key)  # `self-improve merge` moved its lesson: the entry that kept it
-        if span is not None:
-            return span
-        threshold = float(self.setting("log.similarity_threshold"))
-        span = closest(scan.similar(threshold), scan.wanted, key, threshold)
-        if span is not None and _merged_away(scan, span):
-            from self_improve.store.duplicates import successor
-
-            span = successor(scan, span, key)
-        return span
+        """``store/delta.log_delta`` of ``request`` into this store's file ``name`` holding ``text``."""
+        request = request._replace(now=request.now or utcnow(), session=request.session or self.last_session())
+        return log_delta(
+            request, text, self._relative_name(name),
+            max_occurrences=self.setting("log.max_occurrences"),
+            similarity_threshold=float(self.setting("log.similarity_threshold")),
+        )
 
     def with_pattern_key(self, kind: str, key: str) -> list[Entry]:
         """Entries of one kind with this Pattern-Key, in file order (no lock: a read)."""
@@ -426,17 +371,6 @@ class Store:
                     self.write_file(name, LearningsFile(parsed.preamble, tuple(entries)).render())
                 return new
         raise SelfImproveError(f"unknown ID {entry_id!r} (see `self-improve list`)")
-
-
-def _keyed(scan: FileScan, span: tuple[int, int], key: str) -> bool:
-    """Whether the entry at ``span`` has this Pattern-Key (a search of its text only)."""
-    pattern = rf"(?im)^[-*][ \t]+Pattern-Key:[ \t]*{re.escape(key)}[ \t]*\r?$"
-    return re.search(pattern, scan.text[span[0] : span[1]]) is not None
-
-
-def _merged_away(scan: FileScan, span: tuple[int, int]) -> bool:
-    """Whether the entry at ``span`` may carry ``- Superseded-By:`` (a cheap test of its text)."""
-    return "superseded-by" in scan.text[span[0] : span[1]].casefold()
 
 
 def _absolute(path: Path | str) -> str:
