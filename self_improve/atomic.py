@@ -20,7 +20,6 @@ either nothing or the whole appended block (append). A short append is cut back 
 
 from __future__ import annotations
 
-import errno
 import os
 import stat
 
@@ -74,7 +73,11 @@ def open_regular(name: str, flags: int, *, dir_fd: int | None = None, mode: int 
     """
     try:
         fd = os.open(name, flags | _NOFOLLOW | _NONBLOCK | _CLOEXEC, mode, dir_fd=dir_fd)
+    except FileNotFoundError:
+        raise  # the usual miss (an optional file): told apart without errno
     except OSError as exc:
+        import errno  # on failures only: the hooks' every call does without it
+
         if exc.errno == errno.ELOOP:
             raise UnsafeFile(f"{name} is a symlink") from None
         raise
@@ -148,6 +151,8 @@ def replace_at(
         try:
             os.replace(tmp, name, src_dir_fd=where, dst_dir_fd=dir_fd)
         except OSError as exc:
+            import errno
+
             if where == dir_fd or exc.errno != errno.EXDEV:
                 raise
             _unlink_quietly(where, tmp)
@@ -192,6 +197,7 @@ def _renameat2() -> object | None:
 def _swap(src_dir: int, src: str, dst_dir: int, dst: str) -> bool:
     """Exchange two names atomically; False when this system cannot (nothing moved then)."""
     import ctypes
+    import errno
 
     function = _renameat2()
     if function is None:

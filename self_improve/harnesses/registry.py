@@ -21,12 +21,22 @@ class Harness:
     """One harness: its name, its package, and whether it runs our hook scripts (``hooks``) or
     leaves us its transcripts to read (``sweep``, ``watch``)."""
 
-    __slots__ = ("name", "package", "hooks")
+    __slots__ = ("name", "package", "hooks", "marks")
 
-    def __init__(self, name: str, package: str, *, hooks: bool) -> None:
+    def __init__(self, name: str, package: str, *, hooks: bool, marks: tuple[str, ...] = ()) -> None:
         self.name = name
         self.package = package
         self.hooks = hooks
+        # Payload keys of which one holds a string in every payload this harness's ``matches``
+        # claims (its module says why): a payload with none of them is not asked about, so the
+        # hooks never load the module. Empty: every payload is asked about.
+        self.marks = marks
+
+    def may_match(self, payload: dict[str, Any]) -> bool:
+        """Whether ``payload`` could be this harness's: only then is its module imported and asked."""
+        if not self.marks:
+            return True
+        return isinstance(payload, dict) and any(isinstance(payload.get(key), str) for key in self.marks)
 
     def _module(self, name: str = "") -> Any:
         dotted = f"{self.package}.{name}" if name else self.package
@@ -50,7 +60,7 @@ class Harness:
 # In this order in listings and for ``--harness all``.
 HARNESSES = (
     Harness("claude", "self_improve.harnesses.claude", hooks=True),
-    Harness("codex", "self_improve.harnesses.codex", hooks=True),
+    Harness("codex", "self_improve.harnesses.codex", hooks=True, marks=("turn_id", "tool_response")),
     Harness("openclaw", "self_improve.harnesses.openclaw", hooks=False),
 )
 NAMES = tuple(harness.name for harness in HARNESSES)
@@ -69,9 +79,10 @@ def get(name: str) -> Harness:
 
 
 def hook_adapter_for(payload: dict[str, Any]) -> HookAdapter:
-    """The adapter of the harness that sent a hook payload."""
+    """The adapter of the harness that sent a hook payload. A harness whose marks the payload
+    lacks is not asked (``Harness.marks``): a Claude Code payload loads no Codex module."""
     for harness in HARNESSES:
-        if harness.hooks and harness.name != DEFAULT_HOOKS:
+        if harness.hooks and harness.name != DEFAULT_HOOKS and harness.may_match(payload):
             adapter = harness.hook_adapter()
             if adapter.matches(payload):
                 return adapter

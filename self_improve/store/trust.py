@@ -78,6 +78,8 @@ def find_store_root(start: str, home: str | None = None) -> str | None:
 
 def is_safe_listed(path: str, safe_directories: Iterable[str]) -> bool:
     """``path`` (a project root or its store) is listed in ``trust.safe_directories``."""
+    if not safe_directories:  # the hooks' every call without a [trust] table: no realpath walk
+        return False
     wanted = {os.path.realpath(path), os.path.realpath(os.path.dirname(path))}
     for entry in safe_directories:
         if entry == "*":

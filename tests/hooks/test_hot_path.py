@@ -13,6 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from self_improve.harnesses import codex, registry
 from self_improve.store.store import Store
 from tests.helpers import FIXTURES, REPO
 
@@ -165,3 +166,43 @@ def test_post_bash_records_through_the_shared_step(tmp_path: Path) -> None:
     prompt = fixture("UserPromptSubmit", cwd=str(project), prompt="please add a test for the parser")
     assert run_probe("prompt-submit", prompt, home, RECORD)[1] == []
     assert run_probe("pre-bash", fixture("PreToolUse", cwd=str(project)), home, RECORD)[1] == []
+
+
+# Not heavy, only unneeded: Codex's adapter for a Claude Code payload (``registry.Harness.marks``)
+# and ``errno`` outside a failure (``atomic.open_regular``): ~0.1 and ~0.05 ms of every call.
+UNNEEDED = ("self_improve.harnesses.codex", "errno")
+
+
+def test_a_claude_code_payload_loads_no_codex_adapter_and_no_errno(tmp_path: Path) -> None:
+    project, home = project_and_home(tmp_path)
+    calls = [
+        ("post-bash", fixture("PostToolUse", cwd=str(project))),
+        ("post-bash", fixture("PostToolUseFailure", cwd=str(project))),
+        ("pre-bash", fixture("PreToolUse", cwd=str(project))),
+        ("prompt-submit", fixture("UserPromptSubmit", cwd=str(project), prompt="please add a test for the parser")),
+        ("prompt-submit", fixture("UserPromptSubmit", cwd=str(project), prompt="No, that's wrong. Use pnpm here.")),
+    ]
+    for hook, payload in calls * 2:  # the first calls of all write the caches
+        assert run_probe(hook, payload, home, UNNEEDED)[1] == [], (hook, payload)
+    codex_prompt = {**json.loads((FIXTURES / "codex" / "UserPromptSubmit.json").read_text()), "cwd": str(project)}
+    printed, modules = run_probe("prompt-submit", codex_prompt, home, UNNEEDED)
+    assert printed.startswith("<self-improvement-reminder>") and modules == ["self_improve.harnesses.codex"]
+
+
+def test_codex_matches_only_payloads_with_its_marks() -> None:
+    """``registry.hook_adapter_for`` asks Codex only about a payload holding a string under one of
+    its marks: every payload ``codex.matches`` claims must have one."""
+    (harness,) = [harness for harness in registry.HARNESSES if harness.name == "codex"]
+    assert harness.marks == ("turn_id", "tool_response")
+    claimed = []
+    for path in sorted((FIXTURES / "codex").glob("*.json")):
+        payload = json.loads(path.read_text())
+        if codex.matches(payload):
+            claimed.append(path.name)
+            assert harness.may_match(payload), path.name
+        for value in (None, 1, {"output": "x"}, ["x"]):
+            unmarked = {**payload, **{key: value for key in harness.marks}}
+            assert not harness.may_match(unmarked) and not codex.matches(unmarked), (path.name, value)
+            assert registry.hook_adapter_for(unmarked).NAME == "claude"
+    assert claimed == ["PostToolUse-failure.json", "PostToolUse.json", "UserPromptSubmit.json"]
+    assert not harness.may_match([])  # type: ignore[arg-type]  # a payload is a dict; anything else is nobody's

@@ -58,6 +58,8 @@ def matches(payload: Any) -> bool:
 
     Codex's tool and prompt events carry ``turn_id`` (and ``model``); Claude Code's carry
     neither. A string ``tool_response`` is Codex's too (Claude Code's is an object).
+    So True needs a string ``turn_id`` or ``tool_response``: the registry's ``marks`` for Codex,
+    which ask this function only about a payload that has one (keep the two in step).
     """
     if not isinstance(payload, dict):
         return False
