@@ -28,7 +28,9 @@ Decisions on borderline forms (tests/data/corrections*.jsonl hold labelled examp
 - A leading "No," counts unless an answer follows ("No, I haven't", "No, just this file",
   "No, go ahead", "No, the old one can go", "No, not urgent") or nothing after it corrects
   anything (no negation, contrast, imperative of undoing, "that's", "I said"); likewise
-  "Nein,", "Non,", "Não,", "Нет,", いや、.
+  "Nein,", "Non,", "Não,", "Нет,", いや、.  Beyond those lists the model decides: a leading
+  "No," counts only where its log-odds reach MODEL_NO_VETO ("No, the printers are all Zebra"
+  answers; "No, the port is 8883, not 1883" corrects), except a bare "No." and "No, use X".
 - A house rule in a prompt that opens as a request for new work ("Write a script ... Standard
   library only") is a constraint given up front, not a correction.  "No need to X" up
   front is an instruction; "no need for that" is a correction.
@@ -54,11 +56,9 @@ occurs never loads the table, let alone the regex machinery.  On a long prompt t
 BY_GRAM (a needle's first three characters -> its patterns) picks the patterns to look at from
 the prompt's 3-grams, so most patterns are not looked at at all.
 
-Where no pattern matches, a model gives a second opinion: a logistic regression over hashed
-words, word pairs and characters of the prompt's head and tail (``features``), fitted on the
-tune split by bench/train_corrections_model.py (weights: corrections_model.bin; constants:
-MODEL_* below).  Its threshold keeps its out-of-fold precision at 0.75 among the tune prompts no
-pattern matches (the only ones it is asked about; the hit is "<lang>.model").
+Where no pattern matches, a model gives a second opinion (``corrections_model.py``: a logistic
+regression over hashed words and classes of cue words, fitted on the tune split by
+bench/train_corrections_model.py; the hit is "<lang>.model").
 
 Every pattern is linear in the text (tests/detect/test_corrections_linear.py, timings in
 bench/corrections_linear.py): blanks at a line start stay on that line (spanning blank lines
@@ -301,27 +301,57 @@ def _matches(text: str, regex: str, skip_questions: bool, veto: str | None, veto
 
 
 def detect_correction(prompt: Prompt) -> CorrectionHit | None:
-    """The first correction pattern that matches the prompt, else the model's verdict, or None."""
+    """The first correction pattern that matches the prompt (a leading "No," unless the model
+    vetoes it), else the model's verdict, or None."""
     text = _normalise(prompt.text or "")
     if not text.strip():
         return None
     languages = _languages(text)
     found = _by_patterns(text, languages)
-    if found is None and model_logit(text) >= MODEL_THRESHOLD:
-        found = CorrectionHit(f"{languages[0]}.model", languages[0])
-    return found
+    from self_improve.detect import corrections_model as model
+
+    logit = model.correction_logit(text)
+    if found is not None and is_leading_no(found.pattern) and logit < model.MODEL_NO_VETO and answers_can_veto(text):
+        # A leading "No," answers a question as often as it rejects what the agent did ("No, the
+        # printers are all Zebra" / "No, the port is 8883, not 1883"): the words after it decide,
+        # and the model reads them better than a list of answers can. Another pattern may stand.
+        found = _by_patterns(text, languages, skip_leading_no=True)
+    if found is not None:
+        return found
+    if logit >= model.MODEL_THRESHOLD:
+        return CorrectionHit(f"{languages[0]}.model", languages[0])
+    return None
 
 
-def detect_correction_by_patterns(prompt: Prompt) -> CorrectionHit | None:
-    """detect_correction without the model (for its training and the benchmarks)."""
+def is_leading_no(pattern: str) -> bool:
+    """Is ``pattern`` one of the "<lang>.no" patterns (a leading "No," / "Nein," / いや、)?"""
+    return pattern.endswith(".no")
+
+
+# "No, use X": a replacement for what the agent did, whatever the model makes of the rest.
+_USE = frozenset({"use", "usa", "utiliza", "usá", "usar", "nimm", "benutze", "verwende", "nutze", "utilise",
+                  "utilisez", "prends", "prenez", "используй", "используйте", "возьми", "бери"})
+
+
+def answers_can_veto(text: str) -> bool:
+    """Can the model's veto of a leading "No," apply to ``text`` (case-folded)? Not to a bare
+    "No." / "Nein!" (nothing after it for the model to read), nor to "No, use X" (the replacement
+    of what the agent did: the decision of this module's docstring)."""
+    words = text.translate(_PUNCTUATION).split()
+    return len(words) > 1 and not _USE.intersection(words[1:3])
+
+
+def detect_correction_by_patterns(prompt: Prompt, skip_leading_no: bool = False) -> CorrectionHit | None:
+    """detect_correction without the model (for its training and the benchmarks); with
+    ``skip_leading_no``, what it falls back on when the model vetoes a leading "No,"."""
     text = _normalise(prompt.text or "")
-    return _by_patterns(text, _languages(text)) if text.strip() else None
+    return _by_patterns(text, _languages(text), skip_leading_no) if text.strip() else None
 
 
 GRAMS_FROM = 300  # from this length on, a needle is looked up in the text's 3-grams first
 
 
-def _by_patterns(text: str, languages: tuple[str, ...]) -> CorrectionHit | None:
+def _by_patterns(text: str, languages: tuple[str, ...], skip_leading_no: bool = False) -> CorrectionHit | None:
     seen = [len(text) + 1, len(text) + 1]  # nothing searched yet
     grams: set[str] = set()
     if len(text) < GRAMS_FROM:
@@ -360,7 +390,7 @@ def _by_patterns(text: str, languages: tuple[str, ...]) -> CorrectionHit | None:
                 found_at.update(index.BY_GRAM[gram])
             positions = sorted(found_at)
         for position in positions:
-            if not holds(firsts[position]):
+            if not holds(firsts[position]) or (skip_leading_no and is_leading_no(index.NAMES[position])):
                 continue
             table = _table(lang)
             if not all(holds(group) for group in table.REST[position]):
@@ -369,78 +399,3 @@ def _by_patterns(text: str, languages: tuple[str, ...]) -> CorrectionHit | None:
             if _matches(text, regex, skip_questions, table.UNLESS.get(name), table.UNLESS_AT.get(name), seen):
                 return CorrectionHit(name, lang)
     return None
-
-
-# ---- the model: a second opinion where no pattern matched -----------------------------------------
-#
-# A logistic regression over hashed features of the prompt's first MODEL_HEAD and last MODEL_TAIL
-# characters: its words (a token with a digit or a mark, i.e. code, counts as "<c>"), word pairs,
-# the first three words, the first five and last four letters of a long word, and the one-, two-
-# and three-character runs of a Chinese or Japanese token.  bench/train_corrections_model.py
-# fits it on the tune split of the labelled prompts (never on dev) and writes its weights (one
-# signed byte per bucket, corrections_model.bin) and the constants below.  A prompt's log-odds
-# is MODEL_BIAS + MODEL_SCALE * (the sum of its buckets' weights); it is a correction from
-# MODEL_THRESHOLD (a log-odds) up.
-
-# ---- model constants (generated by bench/train_corrections_model.py: do not edit by hand) ------
-MODEL_BUCKETS = 65521
-MODEL_BIAS = 0.866088721944208
-MODEL_SCALE = 0.029933179312177795
-MODEL_THRESHOLD = 4.021
-MODEL_TRAINED_ON = 3690  # tune prompts
-MODEL_DATA_SHA256 = 'd58f216ac2eeebe5b1a2f99d756b151e1c9798e20236c866a4a52844459c3067'  # of their labels and texts, in order
-# ---- end of model constants ---------------------------------------------------------------------
-
-MODEL_HEAD = 240
-MODEL_TAIL = 120
-_TOKEN_MARKS = str.maketrans({c: " " for c in ",.;:!?¿¡()[]{}\"`*<>/=|\\#@~^&+$%，。！？；：、（）「」『』【】…“”‘’·"})
-
-
-def features(text: str, buckets: int = 0) -> list[int]:
-    """The buckets of the features of ``text`` (case-folded, as detect_correction reads it)."""
-    buckets = buckets or MODEL_BUCKETS
-    if len(text) > MODEL_HEAD + MODEL_TAIL:
-        text = f"{text[:MODEL_HEAD]} {text[-MODEL_TAIL:]}"
-    found = set()
-    previous = ""
-    for position, token in enumerate(text.translate(_TOKEN_MARKS).split()):
-        if token[0] >= "\u3040":  # Chinese or Japanese: runs of characters, not words
-            for n in (1, 2, 3):
-                for i in range(len(token) - n + 1):
-                    found.add(f"c{n}:{token[i:i + n]}")
-            previous = ""
-            continue
-        if not token.replace("'", "").replace("-", "").isalpha():
-            token = "<c>"
-        found.add(f"w:{token}")
-        if previous:
-            found.add(f"b:{previous} {token}")
-        if position < 3:
-            found.add(f"s{position}:{token}")
-        if len(token) > 5:
-            found.add(f"p:{token[:5]}")
-            found.add(f"x:{token[-4:]}")
-        previous = token
-    # Sorted: the same sum in the same order in every process (a set's order is not).
-    return sorted(int.from_bytes(feature.encode(), "little") % buckets for feature in found)
-
-
-def model_logit(text: str) -> float:
-    """The model's log-odds that ``text`` (case-folded) is a correction (MODEL_THRESHOLD is a
-    log-odds too: no exponential, and no ``math`` to import, on the hot path)."""
-    weights = _weights()
-    return MODEL_BIAS + MODEL_SCALE * sum(weights[i] for i in features(text, MODEL_BUCKETS))
-
-
-_WEIGHTS: list[memoryview] = []
-
-
-def _weights() -> memoryview:
-    """The model's weights, one signed byte per bucket (read once per process)."""
-    if not _WEIGHTS:
-        import os
-
-        path = os.path.join(os.path.dirname(__file__), "corrections_model.bin")
-        with open(path, "rb") as fh:
-            _WEIGHTS.append(memoryview(fh.read()).cast("b"))
-    return _WEIGHTS[0]

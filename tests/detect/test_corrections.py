@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from self_improve.detect import corrections, patterns
+from self_improve.detect import corrections, corrections_model, patterns
 from self_improve.detect.corrections import CorrectionHit, detect_correction, detect_correction_by_patterns
 from self_improve.events import Prompt
 
@@ -84,31 +84,28 @@ def test_the_split_is_a_hash_of_the_text_assigned_up_front() -> None:
 # tuned and the model fitted on these prompts, so they are in-sample; bench/corrections.py
 # reports dev, the held-out estimate (and honest figures on fresh batches are in its report).
 TUNE = {
-    "en": (361, 2, 1, 316), "zh": (290, 4, 0, 254), "es": (221, 1, 0, 172), "de": (230, 1, 0, 179),
-    "fr": (236, 0, 0, 183), "ja": (237, 2, 1, 186), "pt": (226, 0, 0, 186), "ru": (215, 4, 0, 182),
+    "en": (445, 2, 2, 401), "zh": (374, 1, 1, 342), "es": (306, 1, 0, 257), "de": (315, 0, 0, 265),
+    "fr": (321, 0, 0, 267), "ja": (321, 1, 2, 272), "pt": (311, 0, 0, 271), "ru": (299, 2, 1, 269),
 }
 TUNE_PATTERNS_ALONE = {
-    "en": (336, 2, 26, 316), "zh": (266, 4, 24, 254), "es": (202, 1, 19, 172), "de": (201, 1, 29, 179),
-    "fr": (213, 0, 23, 183), "ja": (210, 2, 28, 186), "pt": (205, 0, 21, 186), "ru": (202, 4, 13, 182),
+    "en": (441, 2, 6, 401), "zh": (364, 1, 11, 342), "es": (300, 2, 6, 256), "de": (307, 1, 8, 264),
+    "fr": (313, 0, 8, 267), "ja": (303, 1, 20, 272), "pt": (296, 0, 15, 271), "ru": (294, 3, 6, 268),
 }
 # Every prompt of tune the detector gets wrong: (language, what it says, pattern).
 TUNE_WRONG = {
     ('en', 'No, the other one.', None),
+    ('en', 'Please swap the hand-rolled parser for `argparse`.', None),
     ('en', 'Jenkins says "same error as last night" on the nightly job, here\'s the log:\nERROR: disk quota exceeded', 'en.still-wrong'),
+    ('ru', 'да нет же, порт 8080', None),
     ('ja', 'いいえ、ポートは 8080 です', None),
-    ('de', 'Füg den Endpoint hinzu. Bitte keine neuen Abhängigkeiten.', 'de.more'),
-    ('zh', '这种情况用 set 快还是有序列表快？', 'zh.still-failing'),
-    ('zh', '缓存 key 要不要带上 locale，还是没必要？', 'zh.still-broken'),
-    ('en', 'No, the old endpoint can be removed, nobody calls it anymore.', 'en.house-never'),
-    ('es', '¿Hay algún motivo para no usar `asyncio.gather` aquí?', 'es.more'),
-    ('ja', '上流の Helm chart の liveness probe のデフォルト値がおかしいので、うちの values で上書きしてください。', 'ja.you-did'),
-    ('ja', 'これはエラーですか、それとも無視していい警告ですか？ `DeprecationWarning: pkg_resources is deprecated`', 'ja.you-did'),
-    ('ru', 'Это ошибка или просто предупреждение, которое можно игнорировать? `DeprecationWarning: pkg_resources is deprecated`', 'ru.factual'),
+    ('zh', '嗯，只查一次真的需要 dataloader 吗？', None),
     ('ru', 'В образе CI линкуется не та версия OpenSSL. Можешь зафиксировать её в Dockerfile?', 'ru.wrong'),
     ('ru', 'Есть причина не использовать здесь `asyncio.gather`?', 'ru.more'),
-    ('zh', '不用搞得太复杂，写个脚本 ping 一下 urls.txt 里的地址，报告失败的就行。', 'zh.judged'),
-    ('ru', 'В CSV от банка кривые переводы строк, можно их нормализовать перед парсингом?', 'ru.more'),
-    ('zh', '导出的报表金额又不对了，欧盟客户差了增值税，帮我查查在哪算的。', 'zh.not-right'),
+    ('en', 'no need to make it configurable, hardcode the 3 board variants and generate the pinout headers', 'en.unneeded'),
+    ('es', 'No, no usamos Docker en local.', 'es.general-3'),
+    ('zh', '不是，是自建的 gitlab，不是 github', 'zh.contrast'),
+    ('ja', 'utils2.py って何？', None),
+    ('ja', 'いや、GitHub じゃなくて自前の GitLab です', 'ja.instead'),
 }
 
 
@@ -199,7 +196,8 @@ def test_a_question_skips_question_prone_patterns_only() -> None:
 
 def test_long_prompts_are_read_at_their_ends_only() -> None:
     filler = "please refactor the parser and keep the tests green " * 40_000  # ~2 MB
-    assert hit("no, that's wrong. " + filler) == CorrectionHit("en.no", "en")
+    # the model reads pasted material after a leading "No," as no correction: another pattern stands
+    assert hit("no, that's wrong. " + filler) == CorrectionHit("en.thats-wrong", "en")
     assert hit(filler + " I told you to use pnpm") == CorrectionHit("en.i-told-you", "en")
     assert hit(filler[:100_000] + " that's wrong " + filler[:100_000]) is None  # pasted material
     assert hit(filler) is None  # its cost, against a short prompt's: bench/corrections_linear.py
@@ -439,36 +437,78 @@ def test_every_pattern_compiles_and_is_named_by_language() -> None:
 def test_the_model_is_reproducible_from_the_tune_split() -> None:
     train = _bench("train_corrections_model")
     assert train.main(["--check"]) == 0  # the same weights and constants, byte for byte
-    assert corrections.MODEL_TRAINED_ON == sum(r.split == "tune" for r in bench.load())
-    assert len(corrections._weights()) == corrections.MODEL_BUCKETS
+    assert corrections_model.MODEL_TRAINED_ON == sum(r.split in train.FITTED for r in bench.load())
+    assert len(corrections_model._weights()) == corrections_model.MODEL_BUCKETS
 
 
 def test_model_features() -> None:
-    buckets = corrections.MODEL_BUCKETS
+    buckets = corrections_model.MODEL_BUCKETS
 
     def bucket(feature: str) -> int:
         return int.from_bytes(feature.encode(), "little") % buckets
 
-    found = set(corrections.features("no, use `pnpm` v9", buckets))
+    found = set(corrections_model.features("no, use `pnpm` v9", buckets))
     assert {bucket("w:no"), bucket("w:use"), bucket("w:<c>"), bucket("s0:no"), bucket("b:no use")} <= found
     assert bucket("w:`pnpm`") not in found  # code is "<c>", whatever it says
-    assert {bucket("c1:不"), bucket("c2:不对"), bucket("c3:不对吧")} <= set(corrections.features("不对吧", buckets))
-    assert corrections.features("x" * 10_000) == corrections.features("x" * 400)  # head and tail only
-    assert corrections.features("a b c") == sorted(corrections.features("a b c"))
+    assert {bucket("c1:不"), bucket("c2:不对"), bucket("c3:不对吧")} <= set(corrections_model.features("不对吧", buckets))
+    assert corrections_model.features("x" * 10_000) == corrections_model.features("x" * 400)  # head and tail only
+    assert corrections_model.features("a b c") == sorted(corrections_model.features("a b c"))
 
 
-def test_the_model_speaks_only_where_no_pattern_does() -> None:
-    text = "Cool, nice refactor, though you renamed the props and now every caller breaks"
-    assert detect_correction_by_patterns(Prompt(text, "s", "/p")) is None or hit(text) == detect_correction_by_patterns(
-        Prompt(text, "s", "/p"))
-    for row in bench.load()[:200]:
+@pytest.mark.parametrize(("text", "expected"), [
+    # a house rule with a negation, in two languages: the same classes, so the same cue features
+    ("we never ship without a changelog", ["k:house", "k:neg", "k0:house", "k0:neg", "kk:house&neg"]),
+    ("мы никогда не шлём релиз без changelog", ["k:house", "k:neg", "k0:house", "k0:neg", "kk:house&neg"]),
+    # praise, then a contrast aimed at the agent
+    ("great, but you forgot the tests", [
+        "k:agentact", "k:contrast", "k:praise", "k:you", "k0:contrast", "k0:praise", "k0:you",
+        "kk:agentact&contrast", "kk:agentact&praise", "kk:agentact&you", "kk:contrast&praise", "kk:contrast&you",
+        "kk:praise&you"]),
+    # Chinese and Japanese by substrings of the run; a question is one more class
+    ("我们这里不用yarn", ["k:house", "k:neg", "kk:house&neg"]),
+    ("なぜ消した？", ["k:agentact", "k:q", "kk:agentact&q"]),
+    ("borraste el test", ["k:agentact", "k:you", "k0:agentact", "k0:you", "kk:agentact&you"]),  # es: by its ending too
+    ("refactor the parser", []),
+])
+def test_model_cues(text: str, expected: list[str]) -> None:
+    tokens = text.translate(corrections_model._TOKEN_MARKS).split()
+    assert corrections_model.cues(tokens, text.endswith(("?", "？"))) == expected
+
+
+def test_the_trainer_simulates_the_detector_exactly() -> None:
+    # The cut-offs are chosen by simulating the detector (train.predict): the simulation must be
+    # what detect_correction does, or they were chosen for another detector.
+    train = _bench("train_corrections_model")
+    rows = [r for r in bench.load() if r.split == "calib"][::7]
+    scores = [corrections_model.correction_logit(corrections._normalise(r.text)) for r in rows]
+    cutoffs = (corrections_model.MODEL_THRESHOLD, corrections_model.MODEL_NO_VETO)
+    simulated = [train.predict(row, *cutoffs) for row in train.calib_rows(rows, scores)]
+    assert [hit(r.text) is not None for r in rows] == simulated
+    assert sum(simulated) >= 50  # the rows hold both answers
+
+
+def test_the_model_speaks_where_no_pattern_does_and_vetoes_a_leading_no() -> None:
+    for row in bench.load()[:300]:
         by_patterns = detect_correction_by_patterns(Prompt(row.text, "s", "/p"))
         found = hit(row.text)
-        if by_patterns is not None:
-            assert found == by_patterns
+        logit = corrections_model.correction_logit(corrections._normalise(row.text))
+        if found is not None and found.pattern.endswith(".model"):
+            assert logit >= corrections_model.MODEL_THRESHOLD
         elif found is not None:
-            assert found.pattern == f"{found.language}.model"
-            assert corrections.model_logit(corrections._normalise(row.text)) >= corrections.MODEL_THRESHOLD
+            assert found == by_patterns or (by_patterns is not None and corrections.is_leading_no(by_patterns.pattern))
+        else:
+            assert logit < corrections_model.MODEL_THRESHOLD
+
+
+@pytest.mark.parametrize(("text", "answer"), [
+    ("No, the printers are all Zebra, so ZPL.", True),  # an answer to the agent's question
+    ("No, that's the wrong bucket, prod is acme-prod.", False),  # a rejection of what it did
+])
+def test_a_leading_no_that_answers_is_no_correction(text: str, answer: bool) -> None:
+    assert detect_correction_by_patterns(Prompt(text, "s", "/p")) == CorrectionHit("en.no", "en")
+    logit = corrections_model.correction_logit(corrections._normalise(text))
+    assert (logit < corrections_model.MODEL_NO_VETO) is answer
+    assert (hit(text) is None) is answer
 
 
 # ---- properties -------------------------------------------------------------------------------------
@@ -491,17 +531,32 @@ def test_never_raises(text: str) -> None:
 # ---- the prompts of issue 13 ----------------------------------------------------------------------------
 
 TRAIN2 = REPO / "tests" / "data" / "corrections_train2.jsonl"  # new scenarios, all tune
+TRAIN3 = REPO / "tests" / "data" / "corrections_train3.jsonl"  # other domains, all tune
+CALIB = REPO / "tests" / "data" / "corrections_calib.jsonl"  # the model's cut-offs; no pattern written on it
 FRESH = REPO / "tests" / "data" / "corrections_fresh.jsonl"  # held out: never trained or tuned on
+FRESH2 = REPO / "tests" / "data" / "corrections_fresh2.jsonl"  # held out, hard negatives of every family
 
 
-def test_the_new_training_prompts_are_tune_in_every_language() -> None:
-    rows = load(TRAIN2)
-    assert len(rows) >= 1200 and all(set(r) == FIELDS for r in rows)
-    assert {r["split"] for r in rows} == {"tune"}
+@pytest.mark.parametrize(("path", "split", "total", "per_language"), [
+    (TRAIN2, "tune", 1200, 150), (TRAIN3, "tune", 1350, 165), (CALIB, "calib", 3800, 475),
+])
+def test_the_new_training_prompts_cover_every_language(path: Path, split: str, total: int, per_language: int) -> None:
+    rows = load(path)
+    assert len(rows) >= total and all(set(r) == FIELDS for r in rows)
+    assert {r["split"] for r in rows} == {split}
+    assert path in bench.DEFAULT_DATA
     for lang in corrections.LANGUAGES:
         mine = [r for r in rows if r["lang"] == lang]
-        assert len(mine) >= 150, lang
+        assert len(mine) >= per_language, lang
         assert 0.4 <= sum(r["label"] == "correction" for r in mine) / len(mine) <= 0.6, lang
+
+
+def test_the_model_is_fitted_on_tune_and_calib_only() -> None:
+    train = _bench("train_corrections_model")
+    assert train.FITTED == ("tune", "calib")
+    assert {r.split for r in bench.load()} == {"tune", "dev", "calib"}
+    # calib's misses are never listed, like the held-out sets': no pattern is written against them
+    assert bench.UNLISTED == ("calib", "fresh", "fresh2")
 
 
 def test_the_fresh_prompts_are_held_out_from_training_and_tuning() -> None:
@@ -517,3 +572,16 @@ def test_the_fresh_prompts_are_held_out_from_training_and_tuning() -> None:
     # Not among the prompts the bench and the trainer read by default, and no text shared.
     assert bench.FRESH_DATA == FRESH and FRESH not in bench.DEFAULT_DATA
     assert not texts & {r.text for r in bench.load()}
+
+
+def test_the_second_fresh_set_is_held_out_and_balanced() -> None:
+    fresh2 = load(FRESH2)
+    assert len(fresh2) == 800 and all(set(r) == FIELDS for r in fresh2)
+    assert {r["split"] for r in fresh2} == {"fresh2"}
+    for lang in corrections.LANGUAGES:
+        assert sum(r["lang"] == lang and r["label"] == "correction" for r in fresh2) == 50, lang
+        assert sum(r["lang"] == lang and r["label"] == "other" for r in fresh2) == 50, lang
+    texts = {r["text"] for r in fresh2}
+    assert len(texts) == len(fresh2)
+    assert bench.FRESH2_DATA == FRESH2 and FRESH2 not in bench.DEFAULT_DATA
+    assert not texts & ({r.text for r in bench.load()} | {r["text"] for r in load(FRESH)})

@@ -1,0 +1,76 @@
+"""self_improve.detect.corrections_de: the general German forms of issue 13 (train3), each by the
+exact pattern that names it, and the hard negatives next to them (no pattern at all).
+
+The sentences are new (in no data file): each stands for a family of phrasing, not for itself.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from self_improve.detect.corrections import CorrectionHit, detect_correction_by_patterns
+from self_improve.events import Prompt
+
+
+def hit(text: str) -> CorrectionHit | None:
+    return detect_correction_by_patterns(Prompt(text, "session-1", "/tmp/project"))
+
+
+@pytest.mark.parametrize(
+    ("text", "pattern"),
+    [
+        # hedging formulas and polite disagreement
+        ("Vielleicht irre ich mich, aber so rum wird das Bild gespiegelt.", "de.hedge-formula"),
+        ("Da muss ich widersprechen, der Cache gehört vor den Loadbalancer.", "de.hedge-formula"),
+        ("Kann es sein, dass du die Achsen beim Plot vertauscht hast?", "de.hedge-formula"),
+        ("Ich halte das für keine gute Idee, den Token im LocalStorage abzulegen.", "de.hedge-formula"),
+        # house rules: a rule frame then the agent's work, "durchgehend", a passive rule
+        ("Unsere Regel für Migrationen: immer mit Rollback. Deine hat keinen.", "de.rule-frame"),
+        ("Die Commit-Messages sind bei uns durchgehend auf Englisch.", "de.rule-frame"),
+        # what the agent did: a damaging participle after "weil du ... hast"
+        ("Der Build ist rot, weil du die Env-Variable umbenannt hast.", "de.you-more"),
+        # reproach questions not of the form "warum hast du"
+        ("Was hat ein print-Statement im Produktionscode zu suchen?", "de.reproach-3"),
+        ("Wo genau hab ich verlangt, dass du das Schema änderst?", "de.reproach-3"),
+        ("Was hast du dir bei dem globalen Lock gedacht?", "de.reproach-3"),
+        # restating
+        ("Wie schon ganz oben geschrieben, nur Python 3.9.", "de.restate-3"),
+        ("Sagte ich doch schon: keine Umlaute in Dateinamen.", "de.restate-3"),
+        # not what was asked or agreed
+        ("Von einem neuen Logger war nie die Rede.", "de.not-asked-2"),
+        ("Das war so nicht vereinbart, wir wollten nur die API dokumentieren.", "de.not-asked-2"),
+        # judgement near misses: one word away from "das ist falsch"
+        ("Das ist doch totaler Murks, die Schleife läuft nie durch.", "de.wrong-more"),
+        ("So kompiliert das nicht, der Trait fehlt.", "de.wrong-more"),
+        ("Stimmt leider immer noch nicht, der Header fehlt.", "de.wrong-more"),
+        # plain facts: a version and a name
+        ("Seit Version 3 heißt die Option einfach strict.", "de.fact-3"),
+        # praise, then the flaw
+        ("Sieht sauber aus. Blöd nur, dass die Tests jetzt doppelt so lange laufen.", "de.praise-but"),
+        ("Nimm wieder die alte Farbpalette, die neue ist zu grell.", "de.undo-more"),
+        ("Schluss mit den Sleep-Aufrufen, nimm einen richtigen Retry.", "de.stop-more"),
+        ("Nach deiner Änderung hängt der Upload weiterhin bei 99 Prozent.", "de.still-more"),
+    ],
+)
+def test_general_german_forms(text: str, pattern: str) -> None:
+    assert hit(text) == CorrectionHit(pattern, "de")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Kurz vorweg: bei uns wird nie direkt auf main gepusht.",  # a rule before any work
+        "Schreib ein Skript für die Backups, bitte nur POSIX-sh, kein bash.",  # constraint up front
+        "Nee, hab ich noch nicht ausprobiert.",  # "no" answering a question
+        "Nein, Windows-Support ist kein Thema.",
+        "Die Hersteller-Doku ist kompletter Quatsch, der Pin ist anders belegt. Schreib den Treiber nach Schaltplan.",
+        "Mir scheint, der Cronjob läuft nicht, kannst du nachsehen?",  # a question, not a correction
+        "Nach deinem Fix läuft alles wieder, danke!",
+        "Danke, dass du die alten Dateien gelöscht hast.",
+        "Kannst du mir sagen, ob das so eine gute Idee ist?",
+        "Super, das klappt. Allerdings brauche ich noch eine zweite Variante für Staging.",
+        "Der Server hat 32 GB und nicht 16, reicht das für den Index?",
+    ],
+)
+def test_german_hard_negatives(text: str) -> None:
+    assert hit(text) is None

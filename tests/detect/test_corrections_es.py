@@ -1,0 +1,62 @@
+"""self_improve.detect.corrections_es: the families added for issue 13 (train3), each pinned by
+sentences of our own (in no data file), and the hard negatives they must leave alone."""
+
+from __future__ import annotations
+
+import pytest
+
+from self_improve.detect.corrections import detect_correction_by_patterns
+from self_improve.events import Prompt
+
+
+def pattern_of(text: str) -> str | None:
+    found = detect_correction_by_patterns(Prompt(text, "session-1", "/tmp/project"))
+    return found.pattern if found else None
+
+
+@pytest.mark.parametrize(
+    ("text", "pattern"),
+    [
+        # house rules as impersonal frames
+        ("Los domingos no se despliega nada, y el deploy salió igualmente.", "es.house-frame"),
+        ("Aquí las claves se rotan cada trimestre, nada de tokens eternos.", "es.house-frame"),
+        ("Ningún job se programa sin alerta, y al tuyo le falta.", "es.house-frame"),
+        # plain facts
+        ("La columna buena es `fecha_baja`, la otra está vacía.", "es.factual-2"),
+        ("Ese endpoint devuelve segundos, no milisegundos.", "es.factual-2"),
+        ("`componentWillMount` ya ni compila en React 19.", "es.factual-2"),
+        # a transition after praise, across a sentence
+        ("Me encanta el panel nuevo. Lo malo es que el filtro que pusiste ignora la zona horaria.", "es.after-praise-2"),
+        # hedged disagreement and doubt
+        ("A lo mejor me equivoco, pero el timeout del balanceador es de 60 segundos.", "es.hedged-3"),
+        ("Mmm, ¿el índice no debería ir sobre la columna de fecha?", "es.hedged-4"),
+        # reproach and restating of other shapes
+        ("¿Pero no habíamos dicho que el esquema no se tocaba?", "es.reproach-3"),
+        ("Nadie te dijo que cambiaras el proveedor de correo.", "es.reproach-3"),
+        ("Ya van tres veces: los importes en céntimos.", "es.reproach-3"),
+        ("Sigues sin actualizar el README con el flag nuevo.", "es.reproach-3"),
+    ],
+)
+def test_new_spanish_families(text: str, pattern: str) -> None:
+    assert pattern_of(text) == pattern
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a rule or a fact stated for new work
+        "En este repo no se usa Docker todavía, así que escribe un script de instalación local.",
+        "Solo Android en este proyecto. Escribe el test de la pantalla de login.",
+        "La variable es `SENTRY_DSN`, añádela al fichero de ejemplo.",
+        # a question about the user's own problem, or their own doubt
+        "El servidor escucha en el 8080, no sé por qué no responde.",
+        "No sé si es buena idea usar Kafka para esto, ¿qué opinas?",
+        "Quizás me equivoque de sitio, ¿dónde se configura el logging?",
+        "¿Por qué la app ahora tarda tanto en arrancar?",
+        # praise, then the next request
+        "Genial, funciona. Eso sí, mañana toca la parte de pagos.",
+        "¿Hay algún motivo para no usar un enum aquí?",
+    ],
+)
+def test_spanish_hard_negatives(text: str) -> None:
+    assert pattern_of(text) is None

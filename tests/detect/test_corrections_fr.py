@@ -1,0 +1,73 @@
+"""self_improve.detect.corrections_fr: the general French forms of issue 13 (train3), each by the
+exact pattern that names it, and the hard negatives next to them (no pattern at all).
+
+The sentences are new (in no data file): each stands for a family of phrasing, not for itself.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from self_improve.detect.corrections import CorrectionHit, detect_correction_by_patterns
+from self_improve.events import Prompt
+
+
+def hit(text: str) -> CorrectionHit | None:
+    return detect_correction_by_patterns(Prompt(text, "session-1", "/tmp/project"))
+
+
+@pytest.mark.parametrize(
+    ("text", "pattern"),
+    [
+        # hedging formulas, conditionals of preference, "tu n'aurais pas ... ?"
+        ("Sauf erreur de ma part, le quota est par projet et pas par utilisateur.", "fr.hedge-formula"),
+        ("J'éviterais de toucher au scheduler juste avant la release.", "fr.hedge-formula"),
+        ("Tu n'aurais pas oublié le fichier de migration ?", "fr.hedge-formula"),
+        ("Ça me fait un peu peur de supprimer toute la colonne d'un coup.", "fr.hedge-formula"),
+        # reproach questions not of the form "pourquoi tu as"
+        ("Où est-ce que j'ai demandé de renommer les routes ?", "fr.reproach-3"),
+        ("T'as pensé à quoi en mettant le cache en global ?", "fr.reproach-3"),
+        # restating
+        ("Pour la 4e fois, les logs vont dans stderr.", "fr.restate-3"),
+        ("Je te l'avais dit dès le départ : pas de jQuery.", "fr.restate-3"),
+        ("Je t'ai juste demandé de corriger le titre, pas de refaire la page.", "fr.not-asked-2"),
+        # near misses of "tu te trompes", judgements of the agent's code
+        ("Tu t'es trompé de bucket, c'est celui de préprod.", "fr.wrong-more"),
+        ("Ce script ne compile pas, il manque un point-virgule ligne 12.", "fr.wrong-more"),
+        # plain facts
+        ("L'API attend un tableau, pas un objet.", "fr.fact-3"),
+        ("Cette version est complètement obsolète depuis des années.", "fr.fact-3"),
+        # house rules
+        ("Aucun déploiement sans feu vert de l'équipe sécu.", "fr.rule-more"),
+        ("Les images se versionnent avec un tag semver, jamais latest.", "fr.rule-more"),
+        # praise, then the flaw; undo; stop; still broken
+        ("Super le refacto, dommage que les perfs aient baissé de moitié.", "fr.praise-but"),
+        ("Tu peux remettre l'ancienne version du formulaire ?", "fr.undo-more"),
+        ("Arrête avec les emojis dans les messages de commit.", "fr.stop-more"),
+        ("Après ton patch, l'écran reste encore noir au démarrage.", "fr.still-more"),
+        # a bug fixed: "s'appelle" (singular) is a fact corrected
+        ("Sur npm le paquet s'appelle date-fns, pas datefns.", "fr.factual"),
+    ],
+)
+def test_general_french_forms(text: str, pattern: str) -> None:
+    assert hit(text) == CorrectionHit(pattern, "fr")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Pour info, valable tout le projet : on ne commite jamais les .env.",  # a rule before any work
+        "Écris un parser pour les CSV, en UTF-8 seulement, pas de Latin-1.",  # constraint up front
+        "Non, pas encore, j'attends le retour du client.",  # "no" answering a question
+        "Le fournisseur dit que l'API attend un tableau, pas un objet. Adapte le client.",  # third party
+        "Il me semble que le serveur de staging est encore en Debian 11, tu peux vérifier ?",
+        "Bon boulot ! Mais ajoute aussi les tests d'intégration.",  # praise, then more work
+        "Joli travail sur la doc, par contre il faudra la traduire en anglais plus tard.",
+        "Ça fait deux fois que le job échoue cette semaine, tu peux regarder les logs ?",
+        "Je n'ai pas demandé à Paul, je vais le faire demain.",
+        "Le build plante encore sur la CI du client, leur runner est trop vieux.",
+        "On ne touche pas à la base pour l'instant, écris juste le front.",
+    ],
+)
+def test_french_hard_negatives(text: str) -> None:
+    assert hit(text) is None

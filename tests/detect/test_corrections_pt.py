@@ -1,0 +1,89 @@
+"""self_improve.detect.corrections_pt: the general Portuguese forms of issue 13 (train3), each by
+the exact pattern that names it, and the hard negatives next to them (no pattern at all).
+
+The sentences are new (in no data file): each stands for a family of phrasing (a rule frame, a
+verb stem with its endings, a hedging formula), not for itself. Brazilian and European forms.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from self_improve.detect.corrections import CorrectionHit, detect_correction_by_patterns
+from self_improve.events import Prompt
+
+
+def hit(text: str) -> CorrectionHit | None:
+    return detect_correction_by_patterns(Prompt(text, "session-1", "/tmp/project"))
+
+
+@pytest.mark.parametrize(
+    ("text", "pattern"),
+    [
+        # house rules: absolute idioms, a gate that refuses, a convention frame, "nenhum ... sem"
+        ("Credencial no código em hipótese alguma, usa o vault.", "pt.rule-idiom"),
+        ("Import relativo não passa no lint, troca pelos absolutos.", "pt.rule-idiom"),
+        ("O padrão do time diz snake_case nas colunas.", "pt.rule-idiom"),
+        ("Nenhuma imagem sobe pro registry sem scan de vulnerabilidade.", "pt.rule-idiom"),
+        # house rules: 1st-person plural under "não", or with "só"/"sempre"
+        ("Não versionamos o .env, tira ele do commit.", "pt.rule-verb"),
+        ("Aqui só aceitamos PR com teste, e o teu não tem nenhum.", "pt.rule-verb"),
+        # plain facts: "não ... mais", "virou", a version, "só afeta"
+        ("O Expo não suporta mais esse plugin de câmera.", "pt.fact-stem"),
+        ("O `getServerSideProps` virou server component no app router.", "pt.fact-stem"),
+        ("A partir da v5 o cliente foi separado em pacotes menores.", "pt.fact-stem"),
+        ("O --force só pula a checagem de lock, não apaga nada.", "pt.fact-stem"),
+        # praise, then the reservation
+        ("Curti o fluxo novo; uma ressalva: o botão voltar ficou escondido.", "pt.praise-but"),
+        ("A migração tá ótima, só que ela trava a tabela inteira.", "pt.praise-but"),
+        # restating: when and what was said before, what was agreed
+        ("Avisei no começo: o jQuery fica fora disso.", "pt.restate-stem"),
+        ("Eu te tinha pedido a versão em TypeScript.", "pt.restate-stem"),
+        ("Relembrando o combinado, o endpoint antigo continua no ar.", "pt.restate-stem"),
+        # hedging formulas
+        ("Sem querer ser chata, mas esse regex não pega acento.", "pt.hedged-stem"),
+        ("Posso estar enganado, mas o cron está em UTC.", "pt.hedged-stem"),
+        ("Eu não mexeria no schema agora, bastava um índice.", "pt.hedged-stem"),
+        ("Hmm, isso não devia ficar no worker?", "pt.hedged-stem"),
+        # reproachful questions, "again" as a reproach
+        ("Pra que reinventar o parser de datas?", "pt.reproach-stem"),
+        ("Baseado em quê você trocou o algoritmo de hash?", "pt.reproach-stem"),
+        ("Por que o token tá hardcoded outra vez?", "pt.reproach-stem"),
+        ("E cadê o teste de regressão?", "pt.reproach-stem"),
+        ("Da onde surgiu esse arquivo utils_v2.py?", "pt.whence"),
+        # the European 2nd person, "você acabou ...ndo", "só pedi", "não é isso que eu quero"
+        ("Já apagaste a pasta das fixtures, não era pra mexer nela.", "pt.you-stem"),
+        ("Eu só pedi o ajuste no header, não um redesign.", "pt.you-stem"),
+        ("Não é bem disso que eu preciso: quero o total por loja.", "pt.you-stem"),
+        # "em vez do" / "no lugar da": the contractions of "de"
+        ("Usa o logger do projeto no lugar da lib nova.", "pt.instead"),
+    ],
+)
+def test_general_forms(text: str, pattern: str) -> None:
+    assert hit(text) == CorrectionHit(pattern, "pt")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a request for new work with its rules up front
+        "Cria o serviço de notificações. Aqui sempre versionamos o schema junto.",
+        "Escreve o parser, nada de regex gigante.",
+        # praise, then a new request; "mas" inside a word is no "mas"
+        "Ótimo, agora adiciona os testes do parser.",
+        "Os sistemas estão ótimos, obrigado!",
+        "Valeu, mas deixa que eu faço o deploy.",
+        # an answer, a question, a failure, somebody else's claim
+        "Não, nunca ouvi falar desse linter. O que ele faz?",
+        "Cadê o arquivo de config do nginx nesse servidor?",
+        "Por que o CI falha de novo? Olha os logs.",
+        "O fornecedor diz que o SDK não suporta mais Android 7.",
+        "A partir da versão 3 precisa atualizar o config, faz isso.",
+        "Será que não é um bug do Chrome?",
+        "Receio que eu não tenha tempo hoje, pode seguir.",
+        "Nada de pressa, pode fazer com calma.",
+        "No Makefile novo usa tab, não espaço.",
+    ],
+)
+def test_hard_negatives(text: str) -> None:
+    assert hit(text) is None

@@ -1,0 +1,88 @@
+"""self_improve.detect.corrections_ru: the general Russian forms of issue 13 (train3), each by the
+exact pattern that names it, and the hard negatives next to them (no pattern at all).
+
+The sentences are new (in no data file): each stands for a family of phrasing (a verb stem with
+its endings, a rule frame, a hedging formula), not for itself.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from self_improve.detect.corrections import CorrectionHit, detect_correction_by_patterns
+from self_improve.events import Prompt
+
+
+def hit(text: str) -> CorrectionHit | None:
+    return detect_correction_by_patterns(Prompt(text, "session-1", "/tmp/project"))
+
+
+@pytest.mark.parametrize(
+    ("text", "pattern"),
+    [
+        # house rules: a 1st-person-plural verb under "не", a reflexive rule after "у нас"
+        ("Сгенерированные клиенты в git не кладём, они собираются в CI.", "ru.rule-verb"),
+        ("Ресурсы везде тегируются по owner, а модуль vpc без тегов.", "ru.rule-verb"),
+        ("Переменные окружения в Dockerfile не хардкодятся, их передаёт Helm.", "ru.rule-verb"),
+        # house rules: absolute idioms, a review gate, "по нашим правилам", "для этого есть"
+        ("Прямые запросы к базе из UI ни под каким видом, только через сервис.", "ru.rule-idiom"),
+        ("Такой коммит линтер не пропустит, в сообщении нет номера задачи.", "ru.rule-idiom"),
+        ("По внутреннему регламенту ключи ротируются раз в квартал, не раз в год.", "ru.rule-idiom"),
+        ("Не пиши свой ретрай, для этого есть tenacity.", "ru.rule-idiom"),
+        # plain facts: "no longer", declared deprecated, a version, "only"
+        ("Kafka-клиент больше не поддерживает этот параметр.", "ru.fact-stem"),
+        ("Этот хук помечен как устаревший, в React 19 его уже нет.", "ru.fact-stem"),
+        ("Флаг --dry-run проверяет только синтаксис, права он не трогает.", "ru.fact-stem"),
+        # praise, then the flaw (also a praise adjective inside the first clause)
+        ("Шикарно вышло. Вот только шрифты на Android не подгрузились.", "ru.praise-but"),
+        ("Экран логина аккуратный, но кнопка входа без aria-label.", "ru.praise-but"),
+        # restating: "говорил же", "как я и просил", "мы это уже обсуждали"
+        ("Предупреждал ведь: без новых зависимостей.", "ru.restate-stem"),
+        ("Как я и просила, логи только в stderr.", "ru.restate-stem"),
+        ("Мы ведь это уже обсуждали — без ORM.", "ru.restate-stem"),
+        # hedging formulas
+        ("Не хочу занудствовать, но тут утечка дескрипторов.", "ru.hedged-stem"),
+        ("Поправь меня, если я не прав, но eviction тут никогда не сработает.", "ru.hedged-stem"),
+        ("Может, всё же оставим старый формат ответа?", "ru.hedged-stem"),
+        ("Как по мне, таймаут в 30 секунд рановато рвёт соединение.", "ru.hedged-stem"),
+        # reproachful questions not of the form "зачем ты"
+        ("С какой такой радости в проде включён debug?", "ru.reproach-stem"),
+        ("Почему снова всё закомментировано?", "ru.reproach-stem"),
+        ("Где обработчик отмены? В прошлой версии он был.", "ru.reproach-stem"),
+        ("Снова мимо.", "ru.reproach-stem"),
+        ("Откуда в бандле вылез moment.js?", "ru.whence"),
+        # the formal "вы", a misreading of any gender, "never asked"
+        ("Вы опять перепутали стейджинг и прод.", "ru.formal-you"),
+        ("Ты неправильно поняла задачу: отчёт нужен за месяц.", "ru.formal-you"),
+        ("Я тебя не просила трогать CI.", "ru.formal-you"),
+    ],
+)
+def test_general_forms(text: str, pattern: str) -> None:
+    assert hit(text) == CorrectionHit(pattern, "ru")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a request for new work with its rules up front
+        "Добавь экран оплаты. Конфиги у нас всегда версионируются вместе с кодом.",
+        "Напиши деплой-скрипт, никаких ручных шагов.",
+        # praise, then a new request; praise inside a word ("ровно", "нужно") is no "но"
+        "Отлично, теперь нужно добавить пагинацию.",
+        "Класс, всё встало ровно как надо.",
+        "Спасибо, но дальше я сам.",
+        "Сделай экран оплаты, у нас только Stripe.",
+        # an answer, a question, a failure, somebody else's claim
+        "Нет, про такой флаг не слышал. Что он делает?",
+        "Нет, пока только Android.",
+        "Где лежит конфиг после переезда? Раньше был в /etc.",
+        "У нас не деплоится сервис, посмотри логи.",
+        "Вендор пишет, что их SDK больше не поддерживает Android 7.",
+        "Откуда взялась эта ошибка в логах?",
+        "Начиная с версии 3 нужно обновить конфиг, сделай это.",
+        "Боюсь, я не успею проверить сегодня, мержи сам.",
+        "По-моему, сервер слишком долго отвечает, найди почему.",
+    ],
+)
+def test_hard_negatives(text: str) -> None:
+    assert hit(text) is None

@@ -1,0 +1,63 @@
+"""self_improve.detect.corrections_zh: the general forms added for issue 13 (Chinese: house norms, version facts, praise then 不过, polite disagreement, reproach, 你…把…了 with adverbs, contrast without a comma, restating, Traditional characters), each
+pinned to the pattern that names it, and the hard negatives their vetoes keep out (sentences
+written for these tests, in no data file)."""
+
+from __future__ import annotations
+
+import pytest
+
+from self_improve.detect.corrections import CorrectionHit, detect_correction_by_patterns
+from self_improve.events import Prompt
+
+
+def hit(text: str) -> CorrectionHit | None:
+    return detect_correction_by_patterns(Prompt(text, "session-1", "/tmp/project"))
+
+
+@pytest.mark.parametrize(("text", "pattern"), [
+    ('我们组里的 proto 文件必须放在 api/ 下面，你放到 internal 了', 'zh.house-norm'),
+    ('所有的 SQL 都走 sqlc 生成，手写的那几条删掉', 'zh.house-norm'),
+    ('已经发布过的 migration 不能再改，重新加一个', 'zh.house-norm'),
+    ('照着隔壁 payment 模块的写法来，别另起炉灶', 'zh.house-norm'),
+    ('WebGL 2 以后这个扩展就不需要了，内置了', 'zh.factual-2'),
+    ('这个 hook 只有 React 18 才有，我们还在 17', 'zh.factual-2'),
+    ('你那个 nginx 配置是 1.18 的写法，现在是 1.25', 'zh.factual-2'),
+    ('代码挺干净的，不过有一处把 i/o 放在了主线程', 'zh.after-praise-2'),
+    ('思路是对的，问题是并发下会重复写', 'zh.after-praise-2'),
+    ('可能是我没说清楚，要的是按周聚合', 'zh.hedged-4'),
+    ('冒昧问一句，这个锁真的会释放吗', 'zh.hedged-3'),
+    ('这个重试我不太认同，接口本身不是幂等的', 'zh.hedged-4'),
+    ('把超时设成 2 秒有点短了，冷启动都不止', 'zh.hedged-4'),
+    ('都没编译你就说改好了？', 'zh.reproach-2'),
+    ('谁跟你说要兼容 Python 3.6 的', 'zh.reproach-2'),
+    ('我哪里说过要删掉旧接口？', 'zh.reproach-2'),
+    ('你刚刚把 .gitignore 整个覆盖了', 'zh.you-did-2'),
+    ('你这次压根没跑 e2e', 'zh.you-did-2'),
+    ('你改完以后 CI 变成红的了', 'zh.you-did-2'),
+    ('是 int64 不是 int32', 'zh.contrast-2'),
+    ('按我刚才说的来，只动 parser', 'zh.restate-2'),
+    ('需求里写得很清楚，导出要带时区', 'zh.restate-2'),
+    ('我說過了，不要動 vendor 目錄', 'zh.trad-2'),
+    ('這樣不對，時間要用 UTC', 'zh.trad'),
+])
+def test_general_forms(text: str, pattern: str) -> None:
+    assert hit(text) == CorrectionHit(pattern, "zh")
+
+
+@pytest.mark.parametrize("text", [
+    '帮我写个 ETL 脚本，我们所有表都按日期分区',
+    '我们的服务必须支持 ipv6 吗？',
+    '同事说我这个 reducer 写法不对，你看看',
+    '老代码里分页算错了，应该是从 0 开始，帮我修',
+    '测试说导出的 Excel 不对，列顺序乱了',
+    '思路没问题，但是我想先跑个 benchmark',
+    '不用搞得太复杂，写个 cron 就行',
+    '这种情况用 dict 快还是用 list 快？',
+    '没必要上 k8s，写个 docker-compose 就好',
+    '你刚才把哪个配置改了？',
+    '可能是我理解错了，能讲讲 raft 的选主吗？',
+    '好的，完美，就是这个',
+    '升级到 go 1.22 以后 loopvar 有什么变化？',
+])
+def test_hard_negatives(text: str) -> None:
+    assert hit(text) is None
