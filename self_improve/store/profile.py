@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re  # not rx: never on a hook's path, and these patterns are compiled once per process
 
+from self_improve.memo import lru_cache
 from self_improve.store import lexicon
 
 TYPE_CHECKING = False
@@ -65,17 +66,8 @@ def stem(word: str) -> str:
     return word[:6]
 
 
-_STEMS: dict[str, str] = {}
-
-
-def _stem(word: str) -> str:
-    """``stem``, remembered (the same words recur in every summary of a store)."""
-    found = _STEMS.get(word)
-    if found is None:
-        if len(_STEMS) > 100_000:
-            _STEMS.clear()
-        found = _STEMS[word] = stem(word)
-    return found
+# ``stem``, remembered: the same words recur in every summary of a store.
+_stem = lru_cache(maxsize=100_000)(stem)
 
 
 class _Lexicon:
@@ -150,16 +142,9 @@ class Profile:
         self.total = sum(terms.values())
 
 
-_CACHE: dict[str, Profile] = {}
-
-
 def profile(text: str) -> Profile:
-    found = _CACHE.get(text)
-    if found is None:
-        if len(_CACHE) > 50_000:
-            _CACHE.clear()
-        found = _CACHE[text] = _profile(text)
-    return found
+    """The profile of a summary (remembered: ``review`` and ``log`` compare each with many)."""
+    return _profiled(text)
 
 
 def normalise(text: str) -> str:
@@ -171,7 +156,8 @@ def normalise(text: str) -> str:
     return text.casefold()
 
 
-def _profile(text: str) -> Profile:
+@lru_cache(maxsize=50_000)
+def _profiled(text: str) -> Profile:
     lex = glossary()
     norm = normalise(text)
     stream: list[tuple[str, str]] = []  # ("w", word) | ("c", CJK run) | ("b", clause boundary)
@@ -243,7 +229,7 @@ _SCOPE_ENDS = frozenset({
 
 
 class _Walk:
-    """The terms of one summary, collected token by token (``_profile``)."""
+    """The terms of one summary, collected token by token (``_profiled``)."""
 
     def __init__(self, lex: _Lexicon, has_cjk: bool) -> None:
         self.lex = lex
