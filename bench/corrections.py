@@ -13,6 +13,8 @@ The labelled prompts (each row ``{"text", "label", "lang", "family", "split"}``)
   R 0.748, P 0.901 / R 0.800, P 0.786 / R 0.688).
 - tests/data/corrections_train3.jsonl: 1,360 prompts of other domains, 170 per language, all
   ``tune`` (scored before any tuning on them: P 0.875, R 0.671).
+- tests/data/corrections_train5.jsonl: 960 prompts, two thirds hard negatives (rules stated up
+  front, "no need to", third parties, errors discussed, questions, answers), all ``tune``.
 - tests/data/corrections_calib.jsonl: prompts of still other domains, split ``calib``: the
   model is fitted on them too, but no pattern is written against them (their misses are never
   listed), so the model's cut-offs are chosen on them (bench/train_corrections_model.py). Its
@@ -53,7 +55,7 @@ from self_improve.events import Prompt  # noqa: E402
 DATA_DIR = ROOT / "tests" / "data"
 DEFAULT_DATA = (DATA_DIR / "corrections.jsonl", DATA_DIR / "corrections_multilingual.jsonl",
                 DATA_DIR / "corrections_train2.jsonl", DATA_DIR / "corrections_train3.jsonl",
-                DATA_DIR / "corrections_calib.jsonl")
+                DATA_DIR / "corrections_train5.jsonl", DATA_DIR / "corrections_calib.jsonl")
 # Held out from everything above (never read by the trainer, never tuned on): score it with
 # ``bench/corrections.py --split fresh --wrong none tests/data/corrections_fresh.jsonl``.
 FRESH_DATA = DATA_DIR / "corrections_fresh.jsonl"

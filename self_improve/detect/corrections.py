@@ -331,6 +331,7 @@ def is_leading_no(pattern: str) -> bool:
 # "No, use X": a replacement for what the agent did, whatever the model makes of the rest.
 _USE = frozenset({"use", "usa", "utiliza", "usá", "usar", "nimm", "benutze", "verwende", "nutze", "utilise",
                   "utilisez", "prends", "prenez", "используй", "используйте", "возьми", "бери"})
+_USE_JA = ("を使って", "を使え", "を使用して", "使ってください")
 
 
 def answers_can_veto(text: str) -> bool:
@@ -338,7 +339,10 @@ def answers_can_veto(text: str) -> bool:
     "No." / "Nein!" (nothing after it for the model to read), nor to "No, use X" (the replacement
     of what the agent did: the decision of this module's docstring)."""
     words = text.translate(_PUNCTUATION).split()
-    return len(words) > 1 and not _USE.intersection(words[1:3])
+    if _USE.intersection(words[1:3]) or any(verb in text[:40] for verb in _USE_JA):
+        return False
+    # Japanese writes no spaces: いや、 and what follows it are one "word"
+    return len(words) > 1 or (text.lstrip()[:1] >= "\u3040" and len(text.strip()) > 6)
 
 
 def detect_correction_by_patterns(prompt: Prompt, skip_leading_no: bool = False) -> CorrectionHit | None:

@@ -19,6 +19,8 @@ from tests.helpers import run_cli, tree_hash
 
 WIDE = {"COLUMNS": "100"}  # argparse wraps help to the terminal's width: fix it
 
+NOW = "2026-12-01T12:00:00+00:00"  # a fixed clock for the tests that print dates
+
 
 @pytest.fixture()
 def project(tmp_path: Path) -> Path:
@@ -81,7 +83,9 @@ def test_usage_errors_name_the_help_of_the_parser_that_refused(project: Path) ->
 # ---- 19: --root after the verb -------------------------------------------------------------------
 
 
-def test_root_and_color_are_accepted_after_the_verb(project: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
+def test_root_and_color_are_accepted_after_the_verb(project: Path, tmp_path_factory: pytest.TempPathFactory,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SELF_IMPROVE_NOW", NOW)  # the dates the listing shows
     elsewhere = tmp_path_factory.mktemp("elsewhere")
     logged = run_cli("log", "learning", "Use pnpm, not npm", "--root", str(project), "--json", cwd=elsewhere)
     assert logged.returncode == 0, logged.stderr
@@ -202,7 +206,8 @@ def test_colour_choice_and_environment(colour_env: pytest.MonkeyPatch, choice: s
     assert output.colour("x", "red", Terminal()) == ("\033[31mx\033[0m" if on_terminal else "x")
 
 
-def test_color_flag_before_or_after_the_verb_and_force_color(project: Path) -> None:
+def test_color_flag_before_or_after_the_verb_and_force_color(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SELF_IMPROVE_NOW", NOW)  # the dates the listing shows
     entry_id = json.loads(run_cli("log", "learning", "Use pnpm", "--json", cwd=project).stdout)["id"]
     coloured = f"{entry_id:<22} \033[33mpending    \033[0m x1   2026-12-01 2026-12-01 Use pnpm\n"
     assert run_cli("--color", "always", "list", cwd=project).stdout == coloured  # run_cli sets NO_COLOR

@@ -84,28 +84,20 @@ def test_the_split_is_a_hash_of_the_text_assigned_up_front() -> None:
 # tuned and the model fitted on these prompts, so they are in-sample; bench/corrections.py
 # reports dev, the held-out estimate (and honest figures on fresh batches are in its report).
 TUNE = {
-    "en": (445, 2, 2, 401), "zh": (374, 1, 1, 342), "es": (306, 1, 0, 257), "de": (315, 0, 0, 265),
-    "fr": (321, 0, 0, 267), "ja": (321, 1, 2, 272), "pt": (311, 0, 0, 271), "ru": (299, 2, 1, 269),
+    "en": (486, 0, 1, 482), "zh": (415, 0, 0, 424), "es": (346, 1, 0, 337), "de": (355, 0, 0, 345),
+    "fr": (361, 0, 0, 347), "ja": (361, 0, 2, 354), "pt": (351, 0, 0, 350), "ru": (340, 1, 0, 350),
 }
 TUNE_PATTERNS_ALONE = {
-    "en": (441, 2, 6, 401), "zh": (364, 1, 11, 342), "es": (300, 2, 6, 256), "de": (307, 1, 8, 264),
-    "fr": (313, 0, 8, 267), "ja": (303, 1, 20, 272), "pt": (296, 0, 15, 271), "ru": (294, 3, 6, 268),
+    "en": (479, 3, 8, 479), "zh": (403, 0, 12, 424), "es": (333, 6, 13, 332), "de": (344, 3, 11, 342),
+    "fr": (349, 4, 12, 343), "ja": (342, 0, 21, 354), "pt": (332, 2, 19, 348), "ru": (332, 4, 8, 347),
 }
 # Every prompt of tune the detector gets wrong: (language, what it says, pattern).
 TUNE_WRONG = {
     ('en', 'No, the other one.', None),
-    ('en', 'Please swap the hand-rolled parser for `argparse`.', None),
-    ('en', 'Jenkins says "same error as last night" on the nightly job, here\'s the log:\nERROR: disk quota exceeded', 'en.still-wrong'),
-    ('ru', 'да нет же, порт 8080', None),
     ('ja', 'いいえ、ポートは 8080 です', None),
-    ('zh', '嗯，只查一次真的需要 dataloader 吗？', None),
     ('ru', 'В образе CI линкуется не та версия OpenSSL. Можешь зафиксировать её в Dockerfile?', 'ru.wrong'),
-    ('ru', 'Есть причина не использовать здесь `asyncio.gather`?', 'ru.more'),
-    ('en', 'no need to make it configurable, hardcode the 3 board variants and generate the pinout headers', 'en.unneeded'),
     ('es', 'No, no usamos Docker en local.', 'es.general-3'),
-    ('zh', '不是，是自建的 gitlab，不是 github', 'zh.contrast'),
     ('ja', 'utils2.py って何？', None),
-    ('ja', 'いや、GitHub じゃなくて自前の GitLab です', 'ja.instead'),
 }
 
 
@@ -585,3 +577,13 @@ def test_the_second_fresh_set_is_held_out_and_balanced() -> None:
     assert len(texts) == len(fresh2)
     assert bench.FRESH2_DATA == FRESH2 and FRESH2 not in bench.DEFAULT_DATA
     assert not texts & ({r.text for r in bench.load()} | {r["text"] for r in load(FRESH)})
+
+
+@pytest.mark.parametrize(("text", "vetoable"), [
+    ("No.", False), ("Noooooo!", False), ("nein!", False), ("いや", False), ("いやいや。", False),  # nothing to read
+    ("No, use pnpm", False), ("Nein, nimm den Staging-Bucket", False), ("いや、staging のバケットを使って", False),
+    ("No, the printers are all Zebra", True), ("Нет, принтер Zebra, не HP.", True),
+    ("いや、ローカルではまだ試してないです。", True),
+])
+def test_which_leading_no_the_model_may_veto(text: str, vetoable: bool) -> None:
+    assert corrections.answers_can_veto(corrections._normalise(text)) is vetoable

@@ -70,6 +70,14 @@ def test_general_german_forms(text: str, pattern: str) -> None:
         "Kannst du mir sagen, ob das so eine gute Idee ist?",
         "Super, das klappt. Allerdings brauche ich noch eine zweite Variante für Staging.",
         "Der Server hat 32 GB und nicht 16, reicht das für den Index?",
+        # rules for work not yet done: a clause of new work after the rule, or work announced ("gleich")
+        "Wir mergen nie ohne grüne Pipeline, also richte bitte den Workflow für die PRs ein.",
+        "Bei uns gibt es nur Tabs. Leg bitte die .editorconfig für das neue Repo an.",
+        "Wir taggen immer mit semver, halt das im Release-Skript ein, das du gleich schreibst.",
+        # somebody else's work judged or changed
+        "Die Doku vom Hersteller ist veraltet, das Register heisst inzwischen CTRL2. Bau den Zugriff so.",
+        # praise, then the next request
+        "Prima. Nur noch das Logging, dann machen wir Feierabend.",
     ],
 )
 def test_german_hard_negatives(text: str) -> None:

@@ -39,6 +39,13 @@ def pattern_of(text: str) -> str | None:
         ("you quietly bumped the minimum iOS version to 17", "en.you-did-adverb-2"),
         ("You ran the seed script against prod, it was meant for the local database.", "en.meant-for"),
         ("Reuse the date helpers in utils/time.ts rather than adding moment.", "en.instead-2"),
+        # the issue-13 vetoes leave these alone: a claim before a reported source, a quote inside
+        # the agent's work, a "no need to" with no new work after it
+        ("That was removed in 3.0, the changelog says so.", "en.factual-gone"),
+        ("It should use the replica, not the primary, you pointed it at prod.", "en.should-not"),
+        ("Is there a reason you deleted the fixtures?", "en.you-did-wrong"),
+        ("Nothing gets merged without two approvals, and you merged it alone.", "en.house-without"),
+        ("We only ship on Mondays, and you scheduled it for Friday.", "en.house-always"),
     ],
 )
 def test_new_english_families(text: str, pattern: str) -> None:
@@ -60,6 +67,20 @@ def test_new_english_families(text: str, pattern: str) -> None:
         "I'm worried the nightly export is slow, can you profile it?",
         "Why is there a new deprecation warning in the build log?",
         "Could you quit waiting on the lock after five seconds?",
+        # issue 13: constraints and rules of a new request, a "no need to" before new work
+        "Draft the archiver service. It should write to cold storage, not the hot tier, and it must not block the API.",
+        "Build a parser for the GPX files. It has to stream, it can't load the whole file.",
+        "No need to make it pluggable, just write the Slack notifier for our channel.",
+        "The dashboard is slow right now; add caching to the stats endpoint.",
+        "We only ship on Mondays; plan the release checklist around that.",
+        "Nothing gets merged without two approvals, so configure the branch protection for the new repo.",
+        # somebody else's words, reported or quoted
+        "Our tutor says that's not how Rust lifetimes work, but I'm not sure. Can you walk me through elision?",
+        "The SDK's readme says the sync client was removed in 4.0; port our uploader to the async one.",
+        'The nightly job logs "this is wrong: checksum mismatch" for two files; where should I look?',
+        'The build fails with "error: the option --std=c++20 is not valid for C" in the vendored lib. Why?',
+        # a question about a preference
+        "Is there a reason you'd prefer gRPC over REST for the internal calls?",
     ],
 )
 def test_english_hard_negatives(text: str) -> None:

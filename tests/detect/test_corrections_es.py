@@ -35,6 +35,11 @@ def pattern_of(text: str) -> str | None:
         ("Nadie te dijo que cambiaras el proveedor de correo.", "es.reproach-3"),
         ("Ya van tres veces: los importes en céntimos.", "es.reproach-3"),
         ("Sigues sin actualizar el README con el flag nuevo.", "es.reproach-3"),
+        # the issue-13 vetoes leave these alone: a judgement before a reported source, a rule
+        # against work of the agent's
+        ("Eso está mal, la documentación dice que el límite es 100.", "es.wrong"),
+        ("Eso se eliminó en la 3.0, lo dice el changelog.", "es.factual"),
+        ("Aquí siempre usamos tabs, así que pon tabs en el Makefile que escribiste.", "es.house"),
     ],
 )
 def test_new_spanish_families(text: str, pattern: str) -> None:
@@ -56,6 +61,14 @@ def test_new_spanish_families(text: str, pattern: str) -> None:
         # praise, then the next request
         "Genial, funciona. Eso sí, mañana toca la parte de pagos.",
         "¿Hay algún motivo para no usar un enum aquí?",
+        # issue 13: a house rule that motivates new work, an answer about access
+        "En el equipo siempre etiquetamos las imágenes con el SHA. Prepara el workflow de build de la API.",
+        "Aquí nunca tocamos producción en agosto, así que pon la ventana de mantenimiento en septiembre.",
+        "No, desde la VPN no tengo acceso al bastión.",
+        "Solo desplegamos los lunes; planifica el checklist de release con eso.",
+        # somebody else's words, reported
+        "Nuestro tutor dice que así no funcionan los lifetimes de Rust, pero no lo tengo claro. ¿Me lo explicas?",
+        "El readme del SDK dice que el cliente síncrono se eliminó en la 4.0; porta nuestro uploader al asíncrono.",
     ],
 )
 def test_spanish_hard_negatives(text: str) -> None:

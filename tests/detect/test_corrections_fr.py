@@ -67,6 +67,15 @@ def test_general_french_forms(text: str, pattern: str) -> None:
         "Je n'ai pas demandé à Paul, je vais le faire demain.",
         "Le build plante encore sur la CI du client, leur runner est trop vieux.",
         "On ne touche pas à la base pour l'instant, écris juste le front.",
+        # rules for work not yet done: a clause of new work after the rule, or work announced
+        "On ne merge jamais sans pipeline verte, donc configure le workflow des PR.",
+        "Chez nous, toutes les images passent par le registre interne. Crée-en une pour le worker.",
+        "On tague toujours en semver, respecte ça dans le script de release que tu vas écrire.",
+        # somebody else's work judged or changed
+        "La doc du fabricant est obsolète, le registre s'appelle désormais CTRL2. Code l'accès comme ça.",
+        "Quelqu'un de l'équipe data a inversé les colonnes du CSV. Remets-les dans l'ordre dans le loader.",
+        # praise, then the next request (a question)
+        "Merci, c'est parfait. Mais une question : comment je le lance en local ?",
     ],
 )
 def test_french_hard_negatives(text: str) -> None:

@@ -33,6 +33,9 @@ def hit(text: str) -> CorrectionHit | None:
     ('CHANGELOG まで上書きされてます', 'ja.you-did-2'),
     ('このやり方だとメモリリークします', 'ja.you-did-2'),
     ('全体のリファクタはお願いしてないです', 'ja.not-asked-2'),
+    ('うちではログを JSON で出すルールです。さっき入れた print は消してください。', 'ja.house'),
+    ('またログを消してますね。', 'ja.you-did'),
+    ('print は使わないで、logging を使ってください', 'ja.instead'),
 ])
 def test_general_forms(text: str, pattern: str) -> None:
     assert hit(text) == CorrectionHit(pattern, "ja")
@@ -45,6 +48,13 @@ def test_general_forms(text: str, pattern: str) -> None:
     'このライブラリって本当に必要ですか？自分では判断できなくて',
     'テストは書かなくて大丈夫です。プロトタイプを作ってください',
     'いや、今日はもう大丈夫です',
+    # issue 13 (train5_b): house rules before the coming work, third-party docs, answers
+    'うちはテストなしでマージしないので、これから書く PR テンプレートにチェック欄を入れてください。',
+    '弊社ではログを JSON で出すのがルールです。まずは logger の設定を作ってください。',
+    '公式ドキュメントの例が古くて動きません。動く例を書いてください。',
+    'いや、古いテーブルなので消して構いません。',
+    'いや、Docker Hub じゃなくて自社のレジストリです',
+    'いや、このサーバーには Python 3.8 しかないです',
     'キャッシュは 1 時間で自動的に期限切れになります',
     'この書き方だと速くなりますか？',
     '次は設定画面を実装します。デザインは Figma を見てください',

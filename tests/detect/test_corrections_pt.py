@@ -83,6 +83,14 @@ def test_general_forms(text: str, pattern: str) -> None:
         "Receio que eu não tenha tempo hoje, pode seguir.",
         "Nada de pressa, pode fazer com calma.",
         "No Makefile novo usa tab, não espaço.",
+        # train5: a rule for the work the agent is about to do; a rule in a request of new work
+        "Aqui a gente nunca faz deploy de madrugada, então no plano que você vai montar deixa a janela às 10h.",
+        "Monta o pipeline de lint. Nossa convenção é um job por linguagem.",
+        # train5: somebody else's work judged; a failure on a schedule; a question; an estimate
+        "A apostila que o estagiário usou diz para commitar o .env, isso está errado. Tira do repositório.",
+        "O mesmo erro de conexão aparece toda segunda de manhã no job de backup. O que pode ser?",
+        "Tem algum motivo pra não usar o Redis como fila aqui?",
+        "Não, o catálogo é pequeno, umas duas mil peças.",
     ],
 )
 def test_hard_negatives(text: str) -> None:

@@ -39,6 +39,9 @@ def hit(text: str) -> CorrectionHit | None:
     ('需求里写得很清楚，导出要带时区', 'zh.restate-2'),
     ('我說過了，不要動 vendor 目錄', 'zh.trad-2'),
     ('這樣不對，時間要用 UTC', 'zh.trad'),
+    ('我们这边一律用 UTC 存时间，你刚才写的是本地时间，改一下。', 'zh.house-rule'),
+    ('按仓库现有的风格，常量都放在 consts.go 里，你这里又单独建了文件。', 'zh.house-rule'),
+    ('我觉得加三层抽象有点过头了', 'zh.hedged'),
 ])
 def test_general_forms(text: str, pattern: str) -> None:
     assert hit(text) == CorrectionHit(pattern, "zh")
@@ -53,6 +56,14 @@ def test_general_forms(text: str, pattern: str) -> None:
     '思路没问题，但是我想先跑个 benchmark',
     '不用搞得太复杂，写个 cron 就行',
     '这种情况用 dict 快还是用 list 快？',
+    # issue 13 (train5_b): house rules before the coming work, questions, answers, no-need up front
+    '这是我们的规矩：接口都要有鉴权。先帮我把用户模块搭起来。',
+    '我们组向来不用 ORM，待会儿写的报表查询直接用 SQL。',
+    '有什么理由不把这些配置放到 etcd 里？',
+    '是不是应该加个重试？',
+    '不是，是内部的 harbor，不是 docker hub。',
+    '不是正式库，是我本地的，随便清。',
+    '没必要弄得太复杂，来一个最简单的版本。',
     '没必要上 k8s，写个 docker-compose 就好',
     '你刚才把哪个配置改了？',
     '可能是我理解错了，能讲讲 raft 的选主吗？',
