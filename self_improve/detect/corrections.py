@@ -57,7 +57,7 @@ BY_GRAM (a needle's first three characters -> its patterns) picks the patterns t
 the prompt's 3-grams, so most patterns are not looked at at all.
 
 Where no pattern matches, a model gives a second opinion (``corrections_model.py``: a logistic
-regression over hashed words and classes of cue words, fitted on the tune split by
+regression over hashed words and classes of cue words, fitted on the tune and calib splits by
 bench/train_corrections_model.py; the hit is "<lang>.model").
 
 Every pattern is linear in the text (tests/detect/test_corrections_linear.py, timings in
@@ -308,10 +308,12 @@ def detect_correction(prompt: Prompt) -> CorrectionHit | None:
         return None
     languages = _languages(text)
     found = _by_patterns(text, languages)
+    if found is not None and not is_leading_no(found.pattern):
+        return found  # the model is asked only about a leading "No," and where no pattern matched
     from self_improve.detect import corrections_model as model
 
     logit = model.correction_logit(text)
-    if found is not None and is_leading_no(found.pattern) and logit < model.MODEL_NO_VETO and answers_can_veto(text):
+    if found is not None and logit < model.MODEL_NO_VETO and answers_can_veto(text):
         # A leading "No," answers a question as often as it rejects what the agent did ("No, the
         # printers are all Zebra" / "No, the port is 8883, not 1883"): the words after it decide,
         # and the model reads them better than a list of answers can. Another pattern may stand.

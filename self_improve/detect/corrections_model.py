@@ -17,14 +17,14 @@ characters (``features``):
   prompts: AUC 0.878 without them, 0.899 with them; the closing note of issue 13 has the
   figures.)
 
-bench/train_corrections_model.py fits it on the tune split of the labelled prompts (never on dev)
-and writes its weights (one signed byte per bucket, corrections_model.bin) and the constants
-below. Its threshold keeps its out-of-fold precision at 0.75 among the tune prompts no pattern
-matches (the only ones it is asked about). A prompt's log-odds is MODEL_BIAS + MODEL_SCALE * (the
-sum of its buckets' weights). A leading "No," counts only from MODEL_NO_VETO up
-(``corrections.detect_correction``).
+bench/train_corrections_model.py fits it on the tune and calib splits of the labelled prompts
+(never on dev or the fresh sets) and writes its weights (one signed byte per bucket,
+corrections_model.bin) and the constants below. A prompt's log-odds is MODEL_BIAS + MODEL_SCALE *
+(the sum of its buckets' weights). Where no pattern matched, a correction from MODEL_THRESHOLD up;
+a leading "No," counts only from MODEL_NO_VETO up (``corrections.detect_correction``). Both
+cut-offs are chosen on calib, out of fold (the trainer's docstring says how).
 Standard library only, no ``math``: it runs on the hook's hot path, loaded only when no pattern
-matched.
+matched or the one that did is a leading "No,".
 """
 
 from __future__ import annotations
