@@ -26,7 +26,9 @@ def new_id(kind: str, now: datetime, taken: Container[str]) -> str:
     for length in (3, 3, 3, 4, 4, 5, 6, 8):  # widen only if the day is crowded
         suffix = _random_suffix(length)
         candidate = f"{prefix}-{day}-{suffix}"
-        if candidate.upper() not in taken:
+        # Not "xxx": a reader (and the reference skill's users) takes LRN-20261202-xxx for the
+        # template's LRN-YYYYMMDD-XXX with only the date filled in.
+        if candidate.upper() not in taken and suffix != "xxx":
             return candidate
     raise RuntimeError("could not allocate a unique ID")  # 36**8 choices: unreachable in practice
 

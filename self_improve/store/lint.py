@@ -28,6 +28,7 @@ from self_improve.store.entry import (
     strip_eol,
 )
 from self_improve.store.fences import FenceTracker
+from self_improve.store.grammar import is_template_id
 from self_improve.store.merge_values import SUMMED_COUNTS
 
 TYPE_CHECKING = False
@@ -41,7 +42,6 @@ _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _UNDECODABLE = re.compile("[\udc80-\udcff]")
 _TASK = re.compile(r"^[0-9a-f]{4,64}$|^-$")
 _DATE_ID = re.compile(r"^\d{4}-?\d{2}-?\d{2}$")
-_TEMPLATE_ID = re.compile(r"(?i)YYYYMMDD|-XXX$")
 # Metadata holding a whole number (the event counts ``merge`` sums) and a day.
 NUMERIC_FIELDS = SUMMED_COUNTS
 DATE_FIELDS = ("First-Seen", "Last-Seen", "Promoted-On", "Last-Measured-Helpful")
@@ -155,7 +155,7 @@ def _header_problems(entry: Entry, expected_prefix: str | None, problem: _Report
             problem(0, f"dated header {header.strip()!r} is not the reference form ## [ID] title (no ID)",
                     f"give it an ID: {fixed} ({_FIX})" if expected_prefix else "give it an ID", "dated-header")
         return not entry.is_heading
-    if _TEMPLATE_ID.search(entry.id):
+    if is_template_id(entry.id):
         problem(0, f"leftover template entry {entry.id} (the skill's example, not a lesson)", "delete it", "template-entry")
         return False
     if entry.form in (headers.BARE_ID, headers.LEVEL_THREE):

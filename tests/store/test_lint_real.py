@@ -117,3 +117,13 @@ def test_fix_rewrites_only_the_near_miss_header_lines() -> None:
 def test_without_a_kind_dated_headers_stay() -> None:
     fixed, fixes = fix_headers(parse_text("## 2026-05-27 a\nx\n"), None)
     assert (fixed.render(), fixes) == ("## 2026-05-27 a\nx\n", [])
+
+
+def test_an_id_we_drew_ending_in_xxx_is_a_lesson_not_the_template() -> None:
+    # Older releases could draw the suffix "xxx" (one in 36**3): "delete it" would lose a lesson.
+    ours = "## [LRN-20261202-xxx] insight\n\n**Status**: pending\n\n### Summary\nentry 0047dcfe48b8\n"
+    assert reports(ours) == []
+    half_filled = "## [LRN-20261202-XXX] category\n\n**Status**: pending\n\n### Summary\nOne-line description\n"
+    assert reports(half_filled) == [
+        "LEARNINGS.md:1: leftover template entry LRN-20261202-XXX (the skill's example, not a lesson): delete it",
+    ]

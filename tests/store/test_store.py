@@ -19,6 +19,7 @@ import pytest
 
 from self_improve.errors import SelfImproveError, UsageError
 from self_improve.store.entry import parse_text
+from self_improve.store.grammar import is_template_id
 from self_improve.store.lint import lint_texts
 from self_improve.store.store import LogRequest, Store, task_hash
 from self_improve.store.trust import StoreDir
@@ -183,6 +184,33 @@ def test_ids_are_random_base36_and_unique(store: Store) -> None:
     ids = {log(store, summary=f"failure number {n} of fifty").entry_id for n in range(50)}
     assert len(ids) == 50
     assert all(re.fullmatch(r"ERR-20261129-[0-9a-z]{3}", i) for i in ids)
+
+
+def test_a_random_id_is_never_the_template_lint_reports(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    # One suffix in 36**3 is "xxx": LRN-20261202-xxx read as the skill's leftover example, so
+    # lint told the user to delete a real lesson (a CI run drew it). The draw is made again.
+    draws = iter(["xxx", "xxx", "b7q"])
+    monkeypatch.setattr("self_improve.store.ids._random_suffix", lambda length: next(draws))
+    created = log(store, kind="learning", summary="A lesson whose first draw was the template")
+    assert created.entry_id == "LRN-20261129-b7q"
+    text = store.file_for("learning").read_text()
+    assert lint_texts([("LEARNINGS.md", text, "LRN")]) == []
+
+
+@pytest.mark.parametrize(
+    ("entry_id", "template"),
+    [
+        ("LRN-YYYYMMDD-XXX", True),
+        ("ERR-yyyymmdd-001", True),
+        ("LRN-20261202-XXX", True),  # the placeholder with only the date filled in
+        ("FEAT-20261202-Xxx", True),
+        ("LRN-20261202-xxx", False),  # an older release drew it: a lesson, never "delete it"
+        ("LRN-20261202-xxxx", False),
+        ("LRN-20261202-0xx", False),
+    ],
+)
+def test_which_ids_are_the_skills_placeholder(entry_id: str, template: bool) -> None:
+    assert is_template_id(entry_id) is template
 
 
 def test_refusals(store: Store, tmp_path: Path) -> None:
