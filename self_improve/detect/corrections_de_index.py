@@ -71,7 +71,7 @@ FIRST = (
     ('zurück', 'revert ', 'zurueck', 'reverte ', 'rückgängig', 'wieder ein', 'wieder her', 'revertiere ', 'wieder raus', 'wieder rein', 'lass es wie ', 'rueckgaengig', 'lass das wie ', 'lass ihn wie ', 'lass sie wie ', 'lass alles wie ', 'lass es so wie ', 'lass das so wie ', 'lass es so, wie ', 'lass ihn so wie ', 'lass sie so wie ', 'lass das so, wie ', 'lass ihn so, wie ', 'lass sie so, wie ', 'lass alles so wie ', 'lass alles so, wie '),  # de.undo
     ('weg', 'hör auf', 'hoer auf', 'hör doch auf', 'hör bitte auf', 'hoer bitte auf', 'hör endlich auf', 'bitte nicht immer', 'nicht schon wieder', 'bitte nicht ständig', 'bitte nicht staendig', 'bitte nicht jedes mal'),  # de.stop
     ('statt', 'lieber', 'ersetz ', 'anstelle', 'ersetze ', 'es muss ', 'es soll ', ', sondern', 'das muss ', 'das soll ', 'es müsste ', 'es sollte ', 'das müsste ', 'das sollte ', 'es muesste ', 'bitte nicht ', 'das muesste '),  # de.instead
-    ('nix ', 'nur ', 'geht ', 'regel', 'wird ', 'en wir', 'kommt ', 'loggen', 'machen', 'mergen', 'nehmen', 'nutzen', 'policy', 'pushen', 'bei uns', 'landet ', 'nichts ', 'vorgabe', 'deployen', 'releasen', 'committen', 'orientier', 'schreiben', 'speichern', 'verwenden', 'konvention', 'richtlinie', 'wie im rest', 'wie überall', 'bestehenden ', 'halt dich an', 'installieren', 'vorhandenen ', 'wie ueberall', 'halte dich an', 'existierenden ', 'wie in den anderen', 'wie bei den anderen'),  # de.house
+    ('halt', 'nix ', 'nur ', 'regel', 'en wir', 'loggen', 'machen', 'mergen', 'nehmen', 'nutzen', 'policy', 'pushen', 'bei uns', 'nichts ', 'ohne ci', 'ohne pr', 'vorgabe', 'deployen', 'releasen', 'committen', 'ohne test', 'orientier', 'schreiben', 'speichern', 'verwenden', 'konvention', 'richtlinie', 'ohne review', 'wie im rest', 'wie überall', 'bestehenden ', 'installieren', 'vorhandenen ', 'wie ueberall', 'ohne approval', 'ohne freigabe', 'existierenden ', 'wie in den anderen', 'wie bei den anderen'),  # de.house
     ('gibts ', 'ersetzt', "gibt's ", 'heisst ', 'entfernt', 'gibt es ', 'heissen ', 'veraltet', 'hat kein ', 'umbenannt', 'deprecated', 'gestrichen', 'hat keine ', 'kann kein ', 'abgekündigt', 'abgeschafft', 'haben kein ', 'hat keinen ', 'kann keine ', 'das ist alte', 'haben keine ', 'kann keinen ', 'haben keinen ', 'hat gar kein ', 'hat gar keine ', 'existiert nicht', 'haben gar kein ', 'hat gar keinen ', 'schon eingebaut', 'das ist das alte', 'das ist der alte', 'das ist die alte', 'existieren nicht', 'haben gar keine ', 'bereits eingebaut', 'braucht man nicht', 'haben gar keinen ', 'existiert gar nicht', 'existieren gar nicht', 'existiert überhaupt nicht', 'existieren überhaupt nicht'),  # de.factual
     ('nur', 'aber', 'bloss', 'wobei', 'jedoch', 'leider', 'trotzdem', 'der haken', 'ein punkt', 'allerdings', 'eine sache', 'einzige haken', 'einzige punkt', 'einziger haken', 'einziger punkt', 'ist nicht unser'),  # de.after-praise
     ('fast', 'sieht ', 'beinahe', 'lieber ', 'ich denke ', 'ich finde ', 'ich glaube', 'ich meine ', 'nicht ganz', 'ich bin mir ', 'ich weiss nicht', 'mir wäre lieber', 'ich hätte lieber', 'ich würde lieber', 'mir waere lieber', 'ich wuerde lieber'),  # de.hedged
@@ -192,7 +192,7 @@ BY_GRAM = {
     'für': (35,),
     'geb': (2, 15),
     'gef': (33, 40),
-    'geh': (1, 5, 9, 21, 37, 42),
+    'geh': (1, 5, 21, 37, 42),
     'gel': (2,),
     'gem': (4, 38),
     'gen': (37, 46, 48),
@@ -238,13 +238,12 @@ BY_GRAM = {
     'kla': (1, 42),
     'kle': (44,),
     'koe': (35,),
-    'kom': (2, 9, 36, 42),
+    'kom': (2, 36, 42),
     'kon': (9, 37),
     'kor': (35, 42),
     'käs': (42,),
     'kön': (35,),
     'lae': (42,),
-    'lan': (9,),
     'las': (6,),
     'lau': (2,),
     'lei': (11, 44),
@@ -274,7 +273,7 @@ BY_GRAM = {
     'nut': (9,),
     'obe': (19,),
     'obs': (43,),
-    'ohn': (37,),
+    'ohn': (9, 37),
     'ori': (9,),
     'ove': (15,),
     'pas': (1, 42),
@@ -332,7 +331,7 @@ BY_GRAM = {
     'wer': (5, 25, 39),
     'wes': (5, 18, 39),
     'wie': (3, 5, 6, 9, 18, 19, 26, 27, 31, 32, 38, 39, 40, 45),
-    'wir': (5, 9, 30, 39),
+    'wir': (5, 30, 39),
     'wo ': (32, 38, 39),
     'wob': (11, 44),
     'woh': (5,),

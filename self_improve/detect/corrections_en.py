@@ -162,6 +162,14 @@ PATTERNS: tuple[Row, ...] = (
 _DISCUSSING_EN = r"\b(?:fix|fixes|correct|repair|investigate|debug|look (?:at|into)|find|figure out|check|add|write|make|help|can you|could you|would you|why|how|what|(?:users?|customers?|clients?) (?:report|reported|say|said|complain|complained|see|saw)|vendor|upstream|docs|documentation|coworker|colleague|someone|somebody|qa|support|reports?|reported|the old|legacy|previous)\b"
 # A request for new work opens the prompt: its rules are constraints up front (issue 13).
 _UPFRONT_EN = r"^[^\S\n]*(?:please |can you |could you )?(?:write|create|make|build|generate|scaffold|implement|set up)\b"
+# A request for new work without an imperative opener ("Dockerfile for the new geocoder please",
+# "Next up is the invoice Lambda", "I need an exporter for the March run", "Start the new SEO
+# plugin") in a prompt that points at nothing the agent did (issue 13, train7).
+_NEW_REQUEST_EN = (
+    r"\A(?!(?s:.)*?\b(?:your|you(?:'ve| have)? (?:just |already )?\w+ed|you (?:wrote|made|did|put|broke|left|ran|just)"
+    r"|again|instead|redo|rewrite|back)\b)(?s:.)*?(?:\bfor the new [\w-]+(?: [\w-]+)? please\b|\bnext up\b"
+    r"|\bi (?:still |also |now )?need (?:a|an)\b|(?:^|[.!:;][^\S\n]++)(?:start|begin|kick off) (?:on )?the new\b)"
+)
 # A rule that motivates new work: "Our convention is kebab-case. Create the components ..."
 # (a sentence opens a request for new work, and the agent is never named), or "We never deploy
 # on Fridays, so when you write the checklist ..." (issue 13, train3).
@@ -169,12 +177,18 @@ _RULE_FOR_NEW_WORK_EN = (
     r"\A(?!(?s:.)*?\byou)(?s:.)*?(?:^|[.!:;][^\S\n]++)(?:please |now )?(?:create|write|build|generate|scaffold|implement|set up|draft|design|plan|configure|prepare|schedule|add)\b"
     r"|\b(?:so|when|once) you (?:write|create|build|generate|scaffold|draft|design|set up|make)\b"
     r"|\bso (?:please )?(?:write|create|build|generate|scaffold|draft|design|schedule|plan|set up|configure|add|prepare)\b"
+    # "...; could you prepare the PR template?": a request for new work in a prompt that points at
+    # nothing the agent did (your, you've added, again, instead, redo, back)
+    r"|\A(?!(?s:.)*?\b(?:your|you(?:'ve| have)? (?:just |already )?\w+ed|you (?:wrote|made|did|put|broke|left|ran|just)"
+    r"|again|instead|redo|rewrite|back)\b)(?s:.)*?(?:^|[.!:;?][^\S\n]++)(?:so |now )?(?:could|can|would) you (?:please )?"
+    r"(?:create|write|build|generate|scaffold|implement|set up|draft|design|plan|configure|prepare|add|make)\b"
+    f"|{_NEW_REQUEST_EN}"
 )
 # "No, we don't have a staging cluster", "No, the old one can go, nobody calls it": an answer.
-_ANSWER_NO_EN = r"\A\s*+(?:no+|nope|nah)[\s,.!]++(?:we (?:don't|do not|dont) have\b|(?:[^.?!\n]){0,50}?\b(?:can be (?:removed|deleted|dropped)|can go\b))"
+_ANSWER_NO_EN = r"\A\s*+(?:no+|nope|nah)[\s,.!]++(?:we (?:don't|do not|dont) have\b|we (?:haven't|have not) (?:[^.?!\n]){1,40}?\byet\b|(?:[^.?!\n]){0,50}?\b(?:can be (?:removed|deleted|dropped)|can go\b))"
 _HOUSE_VETO_EN = f"{_RULE_FOR_NEW_WORK_EN}|{_ANSWER_NO_EN}"
 # A fact given as the reason for new work: "isn't supported on iOS 12, so add a fallback".
-_NEW_WORK_AFTER_EN = r"\b(?:so|then|please) (?:add|implement|build|write|create|make|migrate|bump|update|upgrade)\b|^[^\S\n]*(?:add|implement|build|create|migrate|bump|update|upgrade)\b|[,;][^\S\n]*(?:add|implement|build|create|migrate|bump|update|upgrade) (?:a|an|the|them|it|all)\b"
+_NEW_WORK_AFTER_EN = _NEW_REQUEST_EN + r"|\b(?:so|then|please) (?:add|implement|build|write|create|make|migrate|bump|update|upgrade)\b|^[^\S\n]*(?:add|implement|build|create|migrate|bump|update|upgrade)\b|[,;][^\S\n]*(?:add|implement|build|create|migrate|bump|update|upgrade) (?:a|an|the|them|it|all)\b"
 # A request for help with the user's own problem: a fact stated there is context, not a correction.
 _ASKING_EN = r"\b(?:fix|investigate|debug|look (?:at|into)|figure out|help me|can you|could you|would you|how (?:do|can|should|would)|why (?:does|do|is|are|did|would))\b"
 # Somebody else's words, reported in the prompt's first clause, where the agent's work is never named: "My colleague says that's
@@ -184,20 +198,31 @@ _REPORTED_EN = (
     r"(?<!\bwhat )(?<!\bwhat the )(?<!\bwhat our )(?<!\bwhat my )\b(?:vendor|colleague|coworker|co-worker|teammate|boss|manager|lead|reviewer|changelog|docs|documentation"
     r"|readme|ci|jenkins|log|logs|compiler|linter|upstream|maintainers?|team|someone|somebody|ticket|qa|support"
     r"|customer|client|users?|stack ?overflow|tutor|teacher|professor|friend|consultant|contractor|author|blog|article"
-    r"|tutorial|guide|book|course|instructor)(?:'s [\w-]+)? (?:says|said|claims|claimed|thinks|insists|reports|reported"
-    r"|prints|printed|shows|showed|told me|mentions|mentioned|swears)\b"
+    r"|tutorial|guide|book|course|instructor|legal|finance|accounting|compliance|security|ops|product|marketing|sales|pm)(?:'s [\w-]+)? (?:says|said|claims|claimed|thinks|insists|reports|reported"
+    r"|prints|printed|shows|showed|told me|mentions|mentioned|swears|say|claim|think|insist|report|mention|swear|told us|tell us|found)\b"
+)
+# The subject of the first clause is somebody else's artefact ("The Rasa docs have an outdated
+# example, it doesn't run on 3.x"), in a prompt that points at nothing the agent did.
+_THIRD_PARTY_EN = (
+    r"\A(?!(?s:.)*?\byou(?:r\b|'ve\b| have \w+ed\b| \w+ed\b| (?:wrote|made|did|said|put|broke|ran|left)\b))[^.?!,;\n]{0,40}?"
+    r"\b(?:docs|documentation|readme|vendor's|vendor|upstream|sdk|legacy|tutorial|contractor|colleague|coworker)\b"
+    r"(?: [\w-]+){0,2} (?:has|have|is|are|was|were|uses|use|ships|returns|gives)\b"
 )
 UNLESS: dict[str, str] = {"en.house-only": f"{_UPFRONT_EN}|{_RULE_FOR_NEW_WORK_EN}",
     "en.judged-artefact": _DISCUSSING_EN,
     "en.thats-wrong": _REPORTED_EN, "en.thats-not-how": _REPORTED_EN, "en.factual-gone": _REPORTED_EN,
-    "en.looks-wrong": _REPORTED_EN, "en.judged": _REPORTED_EN,
+    "en.looks-wrong": f"{_REPORTED_EN}|{_THIRD_PARTY_EN}", "en.judged": _REPORTED_EN,
     # An error message quoted by the user: 'fails with "error: the option ... is not valid for C"'.
     "en.factual-like": r"[\"`](?:[^\"`\n]){0,80}?\b(?:isn't|is not|aren't|are not|not) (?:a )?valid\b",
     "en.more": _REPORTED_EN, "en.hedged": _REPORTED_EN, "en.factual-no-such": _REPORTED_EN, "en.fact-status": _REPORTED_EN, "en.should-not": f"{_UPFRONT_EN}|{_REPORTED_EN}",
     "en.house-never": _HOUSE_VETO_EN, "en.house-always": _HOUSE_VETO_EN, "en.house-convention": _HOUSE_VETO_EN,
     "en.house-we": _HOUSE_VETO_EN, "en.house-here": _HOUSE_VETO_EN, "en.house-without": _HOUSE_VETO_EN,
     "en.house-frame": f"{_UPFRONT_EN}|{_HOUSE_VETO_EN}", "en.dont-use-x-use-y": _UPFRONT_EN,
-    "en.meant-for": _ASKING_EN, "en.factual-2": f"{_ASKING_EN}|{_NEW_WORK_AFTER_EN}", "en.instead-2": r"\b(?:for|in) (?:the|a|this) new\b",
+    "en.meant-for": _ASKING_EN, "en.factual-2": f"{_ASKING_EN}|{_NEW_WORK_AFTER_EN}|{_THIRD_PARTY_EN}", "en.instead-2": r"\b(?:for|in) (?:the|a|this) new\b",
+    # "the vendor docs are incorrect, the field is X, not Y": a fact about somebody else's work.
+    "en.not-y": f"{_REPORTED_EN}|{_THIRD_PARTY_EN}",
+    # "nothing goes to the terminals without a signed manifest. can you draft the OTA job?": a rule for new work.
+    "en.general-rule": _RULE_FOR_NEW_WORK_EN,
 }
 # Like UNLESS, but only a veto that matches where the pattern's match starts.
 UNLESS_AT: dict[str, str] = {
@@ -213,7 +238,22 @@ UNLESS_AT: dict[str, str] = {
     # alternative starts with ``^\s*``, so the veto reads the same from wherever a form of en.no
     # starts its match: the line's start, or blank lines before it (the form that
     # tests/detect/test_corrections_linear.py keeps as the reference).
-    "en.no": r"^\s*(?:(?:hmm++|well|ugh|wait|ok(?:ay)?)[\s,.]++)?(?:no+|nope|nah)[\s,.!]++(?:(?:i|we)(?:'m|'ve|'re| am| have| are)? (?:don't|do not|haven't|have not|didn't|did not|not|never|can't|cannot|won't|only|just|mind)\b|(?:it's|it is|that's|that is) (?:a|an|just|only|private|public|fine|ok|okay|all|everything|it)\b|nothing\b|not (?:yet|really|now|today|right now|at the moment)\b|just (?:the|this|that|one|a)\b|go ahead|go on\b|carry on|keep going|skip it|all good|looks good|either\b|whatever|(?:this|it) is (?:a|an) |[^.?!\n]{0,50}?\b(?:thanks|thank you|yet|nothing else|the whole|for now)\b|[^.?!\n]{0,40}?\b(?:unrelated|not related|nothing to do with|irrelevant|is fine|are fine|on my (?:side|machine|end)|that's all|that's it)\b)|^\s*(?:no+|nope|nah)[\s,.!;:—–-]++(?:[^.?!\n]|\.(?=\S)){0,50}?(?:\b|(?<=\s))(?:can (?:be removed|be deleted|be dropped|go|stay|wait)|not urgent|isn't urgent|no rush|nobody (?:uses|calls|needs|reads)|go ahead|(?:is|it's) (?:private|public|internal)|\b(?:can|could|may)\b(?! not\b|n't)|go for it)|^\s*(?:no+|nope|nah)[\s,.!;:—–-]++(?=\S)(?!(?s:.){0,300}?(?:\bnot\b|n't\b|\binstead\b|\brather\b|\bwrong\b|\brevert|\bundo\b|\bkeep\b|\bstop\b|\bnever\b|\bthat's\b|\bthat is\b|\bthis is\b|\bit's\b|\bi (?:said|meant|asked|told|wanted)\b|\bshould\b|\bmust\b|\bno\b|\bnope\b|\bbut\b|\bbreak|\buse\b|\bleave\b|\bbelongs?\b|\bwe \w+\b|\bonly\b|!|\bhas to\b|\bneeds? to\b|\bthe [\w.`-]+ (?:is|are|was|lives|goes)\b|\bback\b|\bagain\b))",
+    "en.no": r"^\s*(?:(?:hmm++|well|ugh|wait|ok(?:ay)?)[\s,.]++)?(?:no+|nope|nah)[\s,.!]++(?:(?:i|we)(?:'m|'ve|'re| am| have| are)? (?:don't|do not|haven't|have not|didn't|did not|not|never|can't|cannot|won't|only|just|mind)\b|(?:it's|it is|that's|that is) (?:a|an|just|only|private|public|fine|ok|okay|all|everything|it)\b|nothing\b|not (?:yet|really|now|today|right now|at the moment)\b|just (?:the|this|that|one|a)\b|go ahead|go on\b|carry on|keep going|skip it|all good|looks good|either\b|whatever|(?:this|it) is (?:a|an) |[^.?!\n]{0,50}?\b(?:thanks|thank you|yet|nothing else|the whole|for now)\b|[^.?!\n]{0,40}?\b(?:unrelated|not related|nothing to do with|irrelevant|is fine|are fine|on my (?:side|machine|end)|that's all|that's it)\b)|^\s*(?:no+|nope|nah)[\s,.!;:—–-]++(?:[^.?!\n]|\.(?=\S)){0,50}?(?:\b|(?<=\s))(?:can (?:be removed|be deleted|be dropped|go|stay|wait)|not urgent|isn't urgent|no rush|nobody (?:uses|calls|needs|reads)|go ahead|(?:is|it's) (?:private|public|internal)|\b(?:can|could|may)\b(?! not\b|n't)|go for it)|^\s*(?:no+|nope|nah)[\s,.!;:—–-]++(?=\S)(?!(?s:.){0,300}?(?:\bnot\b|n't\b|\binstead\b|\brather\b|\bwrong\b|\brevert|\bundo\b|\bkeep\b|\bstop\b|\bnever\b|\bthat's\b|\bthat is\b|\bthis is\b|\bit's\b|\bi (?:said|meant|asked|told|wanted)\b|\bshould\b|\bmust\b|\bno\b|\bnope\b|\bbut\b|\bbreak|\buse\b|\bleave\b|\bbelongs?\b|\bwe \w+\b|\bonly\b|!|\bhas to\b|\bneeds? to\b|\bthe [\w.`-]+ (?:is|are|was|lives|goes)\b|\bback\b|\bagain\b))"
+           r"|^\s*(?:no+|nope|nah)[\s,.!]++no [\w.-]+ (?:on|in|at|for) (?:the|our|this|that|any)\b"
+           r"(?!(?s:.){0,300}?(?:\byou|\bi (?:said|meant|asked|told)\b|\bwrong\b|\binstead\b|\brevert|\bundo\b|\bback\b|\bagain\b))"
+           r"|^\s*(?:no+|nope|nah)[\s,.!]++(?:the|our|all|these|those) [\w.-]+(?: [\w.-]+){0,2} (?:only|(?:is|are) all|all"
+           r"|(?:has|have) no|(?:is|are) (?:only|just)|(?:comes?|goes?) (?:in|out) (?:over|via|through)"
+           r"|(?:is|are) (?:served|hosted|built|deployed|handled|stored|generated) (?:by|on|in)"
+           r"|[^.?!\n]{0,40}?\bwe (?:don't|do not) (?:need|have) to)\b"
+           r"(?!(?s:.){0,300}?(?:\byou|\bi (?:said|meant|asked|told)\b|\bwrong\b|\binstead\b|\brevert|\bundo\b|\bback\b|\bagain\b))"
+           # "No, the CMS is still on Drupal 9", "Nope, the terminals don't have internet", "No, the
+           # printers are X, all on the same firmware", "nah, the export is UTF-16, that's just how
+           # the tool does it": a fact about the user's world that answers the agent's question.
+           r"|^\s*(?:no+|nope|nah)[\s,.!;:\u2014\u2013-]++(?:(?:the|our|all|these|those|[\w.-]+) [\w.-]+(?: [\w.-]+){0,3}?"
+           r" (?:(?:is|are) still (?:on|in|at|running|using|the same)|(?:don't|doesn't|do not|does not) (?:have|get|see)\b)"
+           r"|[^.?!\n]{0,60}?,\s*+(?:all|both) (?:on|in|running|from|at) the same\b"
+           r"|[^.?!\n]{0,60}?,\s*+that's (?:just )?(?:how (?:the|it|they|our)|expected|normal|by design)\b)"
+           r"(?!(?s:.){0,300}?(?:\byou|\bi (?:said|meant|asked|told)\b|\bwrong\b|\binstead\b|\brevert|\bundo\b|\bback\b|\bagain\b|,\s*+not\b))",
 }
 
 # ---- other needle groups (generated by bench/corrections_needles.py: do not edit by hand) -

@@ -90,7 +90,11 @@ _DISCUSSING_ES = r"\b(?:arregla|corrige|corr[ií]gelo|revisa|mira|a[ñn]ade|haz|
 _UPFRONT_ES = r"^[^\S\n]*(?:escribe|crea|haz|genera|implementa|monta|añade)\b"
 # A request for new work (any line opening with its verb), or a question about the user's own
 # problem: a rule or a fact stated there is context (issue 13, train3).
-_NEW_WORK_VERBS_ES = r"(?:escribe|escr[ií]beme|crea|cr[eé]ame|haz|hazme|genera|implementa|monta|m[oó]ntame|a[ñn]ade|entrena|prepara|configura|dise[ñn]a|desarrolla|programa|construye|redacta|pasa)\b"
+_NEW_WORK_VERBS_ES = (r"(?:escribe|escr[ií]beme|crea|cr[eé]ame|haz|hazme|genera|implementa|monta|m[oó]ntame|a[ñn]ade|entrena|prepara|configura|dise[ñn]a|desarrolla|programa|construye|redacta|pasa"
+                      # the same with a clitic ("Prepárame el playbook"), and a wish for new work ("Quiero un script ...",
+                      # "tengo que montar una api ...": issue 13, precision round 3)
+                      r"|prep[aá]rame|config[uú]rame|dis[eé][ñn]ame|progr[aá]mame|implem[eé]ntame|g[eé]nerame|constr[uú]yeme|red[aá]ctame"
+                      r"|(?:quiero|necesito|quer[ií]a|necesitar[ií]a) (?:un|una)|tengo que (?:montar|hacer|escribir|crear|preparar|programar|implementar))\b")
 _NEW_WORK_ES = r"^[^\S\n]*" + _NEW_WORK_VERBS_ES
 # A rule stated for new work: a sentence opens a request and the agent's past is never named
 # ("Solo Chrome en este proyecto. Escribe el test e2e."), or "..., así que escribe ...".
@@ -102,7 +106,9 @@ _RULE_FOR_NEW_WORK_ES = (
 # a preterite): "Aquí nunca desplegamos en viernes, así que pon el corte el jueves" (issue 13).
 _RULE_OPENS_NEW_WORK_ES = (
     r"\A(?!(?s:.)*?(?:\b(?:has|te|tus?|t[uú])\b|" + _ES_PRET + r"))(?s:.)*?(?:(?:^|[.!:;][^\S\n]++)(?:ahora )?"
-    r"(?:planifica|" + _NEW_WORK_VERBS_ES + r")|\bas[ií] que (?:pon|incluye|planifica|" + _NEW_WORK_VERBS_ES + "))"
+    r"(?:planifica|" + _NEW_WORK_VERBS_ES + r")|\bas[ií] que (?:pon|incluye|planifica|" + _NEW_WORK_VERBS_ES + r")"
+    # "..., crea el nodo que ...": the request in the next clause (issue 13, round 2)
+    r"|,[^\S\n]*+(?:y |ahora |luego )?(?:planifica|" + _NEW_WORK_VERBS_ES + "))"
 )
 _ASKING_ES = r"\b(?:c[oó]mo (?:lo|la|hago|puedo|se)|puedes|podr[ií]as|ay[uú]dame|arregla|investiga|averigua|qu[eé] (?:hago|reviso|significa|miro))\b"
 # Somebody else's words, reported in the prompt's first clause, where the agent's work is never named: "Mi compañero dice que así
@@ -114,16 +120,50 @@ _REPORTED_ES = (
     r"|profe|amig[oa]|consultor[a]?|contratista|autor[a]?|blog|art[ií]culo|tutorial|gu[ií]a|libro|curso)\b[^.?!,;\n]{0,30}?"
     r"\b(?:dice|dijo|dicen|dijeron|afirma|cree|insiste|asegura|muestra|imprime|pone|comenta|coment[oó]|jura)\b"
 )
-UNLESS: dict[str, str] = {"es.general-3": _UPFRONT_ES, "es.house": _RULE_OPENS_NEW_WORK_ES,
-                          "es.wrong": _REPORTED_ES, "es.factual": _REPORTED_ES, "es.you-erred": _REPORTED_ES,
+# Somebody else's work judged in the prompt's first clause, where the agent's work is never named: "La
+# documentación oficial del SDK está mal, el método se llama ..." (issue 13, precision round 3: third-party).
+_THIRD_PARTY_JUDGED_ES = (
+    r"\A(?!(?s:.)*?(?:\btus?\b|\bhas \w+(?:ado|ido|to|cho)\b|" + _ES_PRET + r"))[^.?!,;\n]{0,60}?"
+    r"\b(?:proveedor|fabricante|documentaci[oó]n|docs|sdk|upstream|changelog|manual|datasheet|librer[ií]a|api (?:de|del)|socio|perito|gestor[ií]a|vendor)\b[^.?!,;\n]{0,40}?"
+    r"\b(?:est[aá]n? (?:mal|equivocad[oa]s?)|(?:es|son) (?:incorrect[oa]s?|err[oó]ne[oa]s?)|no (?:es|son) correct[oa]s?|miente|tiene (?:un )?(?:error|fallo))"
+)
+# "No, <a fact about the world>": a subject named by a determiner, then a verb of state ("No, el
+# kiosko no tiene teclado", "No. El robot usa una Jetson", "No, no usamos Docker en local"), and
+# nothing after it that turns on the agent (you, your, a demand, an undoing, a verdict, "X, no Y"):
+# the answer to the agent's question (issue 13, precision round 2: no-answer).
+_NO_FACT_ES = (
+    # not "No, usa pnpm" / "No, va en el otro fichero": with no subject, "usa" is the imperative
+    r"^[^\S\n]*+(?:que )?(?:no+|nop|nope)[\s,.!;:\u2014\u2013-]++"
+    r"(?!(?:usa|utiliza|pon|quita|elimina|borra|cambia|deja|mant[eé]n|vuelve|lee|manda|guarda|corre|trae|lleva|va|ve|haz|mira|prueba|apunta)\b)"
+    r"(?:(?:ya|todav[ií]a|tambi[eé]n|aqu[ií]|ah[ií]|en (?:local|prod|producci[oó]n|staging))[\s,]++)?"
+    # "No, que yo sepa nadie más usa esa cola", "No, la tesis la escribo con biber": hearsay, nobody, the user's own habit (round 3)
+    r"(?:(?:que yo sepa|creo que|dir[ií]a que),?[^\S\n]++)?"
+    r"(?:(?:el|la|los|las|todos los|todas las|todo el|toda la|nuestro|nuestra|nuestros|nuestras|ese|esa|esos|esas|este|esta|estos|estas|mi|mis|cada) (?:(?!no\b)[\w@/-]++ ){1,5}?|nadie (?:m[aá]s )?)?"
+    r"(?:(?:no|ya|solo|s[oó]lo|todav[ií]a|tambi[eé]n|siempre|nunca) )?"
+    r"(?:es|son|est[aá]n?|tiene|tienen|tenemos|trae|traen|usa|usan|usamos|corre|corren|va|van|viene|vienen|se \w+|lleva|llevan|trabajamos|hay|vive|viven|funciona|funcionan|apunta|apuntan|depende|dependen"
+    r"|trabaja|trabajan|entra|entran|consume|consumen|manda|mandan|llega|llegan|recibe|reciben|guarda|guardan|lee|leen"
+    r"|(?:lo |la |los |las )?(?:escribo|uso|utilizo|tengo|trabajo|hago|compilo|despliego|ejecuto|corro|lanzo))\b"
+    r"(?!(?s:.){0,300}?(?:\b(?:te|tu|tus|t[uú]|has|hab[ií]as|debe|deben|deber[ií]a|tiene que|tienen que|hay que|dije|ped[ií]|dec[ií]a|mal|incorrect[oa]s?|equivocad[oa]s?|equivocas|sino|en vez|en lugar|pero|rompe|rompes)\b|" + _ES_PRET + r"|!"
+    r"|(?:^|[,;:.]\s*+|\by\s++)(?:usa|utiliza|pon|quita|elimina|borra|cambia|deshaz|revierte|vuelve|deja|d[eé]jalo|mant[eé]n|c[aá]mbialo|qu[ií]talo)\b"
+    r"|,\s*+(?:y )?no (?!(?:es|son|tiene|tienen|hay|trae|traen|est[aá]n?|usa|usan|usamos|tenemos|se|con|en|por|desde|de|del|v[ií]a)\b)))"
+)
+UNLESS: dict[str, str] = {"es.general-3": f"{_UPFRONT_ES}|{_NO_FACT_ES}", "es.house": _RULE_OPENS_NEW_WORK_ES,
+                          "es.wrong": f"{_REPORTED_ES}|{_THIRD_PARTY_JUDGED_ES}", "es.factual": f"{_REPORTED_ES}|{_THIRD_PARTY_JUDGED_ES}", "es.you-erred": _REPORTED_ES,
                           "es.after-praise-2": _REPORTED_ES, "es.hedged": _REPORTED_ES, "es.fact-more": _REPORTED_ES,
                           "es.house-we": _RULE_OPENS_NEW_WORK_ES, "es.general-rule": _RULE_OPENS_NEW_WORK_ES, "es.judged": _DISCUSSING_ES, "es.more": f"{_NEW_WORK_ES}|{_REPORTED_ES}",
                           "es.house-frame": f"{_NEW_WORK_ES}|{_RULE_FOR_NEW_WORK_ES}",
-                          "es.factual-2": f"{_NEW_WORK_ES}|{_ASKING_ES}|[,;][^\\S\\n]*(?:a[ñn]ád(?:e|ela|elo|elas|elos)|[uú]sal[ao]|p[oó]nl[ao]|m[eé]tel[ao])\\b",
+                          "es.factual-2": f"{_NEW_WORK_ES}|{_ASKING_ES}|{_NO_FACT_ES}|{_THIRD_PARTY_JUDGED_ES}|[,;][^\\S\\n]*(?:a[ñn]ád(?:e|ela|elo|elas|elos)|[uú]sal[ao]|p[oó]nl[ao]|m[eé]tel[ao])\\b",
                           "es.hedged-3": f"{_ASKING_ES}|\\bqu[eé] (?:opinas|te parece|crees)\\b",
                           "es.reproach-3": r"\b(?:tarda|tardan|falla|fallan|peta|petan|se cuelga|iba|iban|me ayudas|ay[uú]dame|en mi m[aá]quina|no (?:lo )?entiendo)\b"}
 # "No, it can go", "No, not urgent": an answer to the agent's question, not a correction (issue 13).
-UNLESS_AT: dict[str, str] = {"es.no": r"^[^\S\n]*(?:que )?(?:no+|nop|nope)[\s,.!;:\u2014\u2013-]++(?:[^.?!\n]|\.(?=\S)){0,30}?\bno (?:tenemos|tengo|hay) (?:acceso|permisos?|cuenta|credenciales|licencia)\b|^[^\S\n]*(?:que )?(?:no+|nop|nope)[\s,.!;:\u2014\u2013-]++(?:[^.?!\n]|\.(?=\S)){0,50}?(?:\b|(?<=\s))(?:adelante|se puede(?:n)? (?:quitar|borrar|eliminar|dejar)|no es urgente|sin prisa|nadie lo (?:usa|llama)|es (?:privad|p[uú]blic)\w*|\b(?:se puede|puedes|pod[eé]s)\b|\bdale\b)|^[^\S\n]*(?:que )?(?:no+|nop|nope)[\s,.!;:\u2014\u2013-]++(?=\S)(?!(?s:.){0,300}?(?:\bno\b|\bnunca\b|\bsino\b|\ben vez\b|\ben lugar\b|\bmal\b|\bincorrect|\bdeshaz|\brevierte|\bvuelve\b|\bdeja\b|\bmant[eé]n|\bpara\b|\beso es\b|\bes(?:o|to)? (?:el|la|un|una)\b|\bte dije\b|\bdije\b|\bdebe|\btiene que\b|\bpero\b|\brompe|\busa\b|\busamos\b|!|\b(?:el|la|los|las) [\w.`-]+ (?:es|está|son|va|van)\b|\bqué va\b|\bsolo\b))"}
+UNLESS_AT: dict[str, str] = {
+    # "Para que lo tengas en cuenta ...": a purpose clause (no accent, no question), not "¿para qué ...?" (round 3)
+    "es.reproach": r"para que\b(?![^?\n]*+\?)",
+    # "Dicho esto, crea el script ...": a request for new work follows the context, nothing is reproached (round 3)
+    "es.reproach-more2": r"dicho esto[\s,:]++(?:ahora |entonces )?" + _NEW_WORK_VERBS_ES,
+    # "¿Es incorrecto usar float32 ...?": a question that opens the prompt asks, it judges nothing (round 2)
+    "es.you-erred": r"[^\S\n]*+¿[^?\n]*+\?",
+    "es.no": r"^[^\S\n]*(?:que )?(?:no+|nop|nope)[\s,.!;:\u2014\u2013-]++(?:[^.?!\n]|\.(?=\S)){0,30}?\bno (?:tenemos|tengo|hay) (?:acceso|permisos?|cuenta|credenciales|licencia)\b|^[^\S\n]*(?:que )?(?:no+|nop|nope)[\s,.!;:\u2014\u2013-]++(?:[^.?!\n]|\.(?=\S)){0,50}?(?:\b|(?<=\s))(?:adelante|se puede(?:n)? (?:quitar|borrar|eliminar|dejar)|no es urgente|sin prisa|nadie lo (?:usa|llama)|es (?:privad|p[uú]blic)\w*|\b(?:se puede|puedes|pod[eé]s)\b|\bdale\b)|^[^\S\n]*(?:que )?(?:no+|nop|nope)[\s,.!;:\u2014\u2013-]++(?=\S)(?!(?s:.){0,300}?(?:\bno\b|\bnunca\b|\bsino\b|\ben vez\b|\ben lugar\b|\bmal\b|\bincorrect|\bdeshaz|\brevierte|\bvuelve\b|\bdeja\b|\bmant[eé]n|\bpara\b|\beso es\b|\bes(?:o|to)? (?:el|la|un|una)\b|\bte dije\b|\bdije\b|\bdebe|\btiene que\b|\bpero\b|\brompe|\busa\b|\busamos\b|!|\b(?:el|la|los|las) [\w.`-]+ (?:es|está|son|va|van)\b|\bqué va\b|\bsolo\b))|" + _NO_FACT_ES}
 
 # ---- other needle groups (generated by bench/corrections_needles.py: do not edit by hand) -
 # Per pattern (in the order of PATTERNS), its needle groups after the first.
@@ -222,6 +262,7 @@ REST = (
         ('no ', 'es `', 'son `', 'el flag', 'el gema', 'el ruta', 'la flag', 'la gema', 'la ruta', 'el campo', 'el clave', 'el crate', 'el tabla', 'la campo', 'la clave', 'la crate', 'la tabla', ' quitaron', ' se quito', ' se quitó', 'el header', 'el imagen', 'el metodo', 'el modulo', 'el método', 'el módulo', 'el nombre', 'el opcion', 'el opción', 'el puerto', 'la header', 'la imagen', 'la metodo', 'la modulo', 'la método', 'la módulo', 'la nombre', 'la opcion', 'la opción', 'la puerto', ' cambiaron', ' retiraron', 'el columna', 'el comando', 'el funcion', 'el función', 'el paquete', 'la columna', 'la comando', 'la funcion', 'la función', 'la paquete', 'se llama `', ' deprecaron', ' eliminaron', ' se elimino', ' se eliminó', 'el atributo', 'el cabecera', 'el endpoint', 'el libreria', 'el librería', 'el variable', 'la atributo', 'la cabecera', 'la endpoint', 'la libreria', 'la librería', 'la variable', ' renombraron', 'el argumento', 'el parametro', 'el parámetro', 'el propiedad', 'la argumento', 'la parametro', 'la parámetro', 'la propiedad', 'ya ni existe', 'ya ni se usa', 'ya ni arranca', 'ya ni compila', 'hace anos que ', 'hace años que ', 'ya ni funciona', 'hace mucho que ', 'hace siglos que ', 'hace tiempo que '),
     ),
     (  # es.after-praise-2
+        ('pero', 'aunque', 'eso si', 'eso sí', 'solo que', 'una pega', 'salvo por', 'salvo que', 'ahora bien', 'lo malo es', 'el fallo es', 'lo unico es', 'lo único es', 'el problema es', 'salvo una cosa', 'el unico problema es', 'el único problema es', 'lo que no me gusta es'),
     ),
     (  # es.hedged-3
     ),

@@ -61,7 +61,7 @@ FIRST = (
     ('dejaste', 'metiste', 'moviste', 'pisaste', 'pusiste', 'tocaste', 'anadiste', 'añadiste', 'borraste', 'de nuevo', 'has roto', 'otra vez', 'quitaste', 'rompiste', 'saltaste', 'cambiaste', 'ignoraste', 'no leiste', 'no leíste', 'olvidaste', 'comentaste', 'deshiciste', 'duplicaste', 'eliminaste', 'has dejado', 'has metido', 'has movido', 'has pisado', 'has puesto', 'has tocado', 'inventaste', 'machacaste', 'no miraste', 'revertiste', 'se te paso', 'se te pasó', 'estropeaste', 'has anadido', 'has añadido', 'has borrado', 'has quitado', 'has saltado', 'no corriste', 'no lanzaste', 'no probaste', 'renombraste', 'te cargaste', 'una vez mas', 'una vez más', 'desactivaste', 'has cambiado', 'has ignorado', 'has olvidado', 'no has leido', 'no has leído', 'no revisaste', 'se te escapo', 'se te escapó', 'se te olvido', 'se te olvidó', 'has comentado', 'has duplicado', 'has eliminado', 'has machacado', 'no arreglaste', 'no compilaste', 'no ejecutaste', 'no has mirado', 'has estropeado', 'has renombrado', 'no has corrido', 'no has lanzado', 'no has probado', 'sobrescribiste', 'te has cargado', 'has desactivado', 'has sobrescrito', 'no actualizaste', 'no has revisado', 'no has arreglado', 'no has ejecutado', 'te has inventado', 'se te ha olvidado', 'no has actualizado'),  # es.you-did
     ('dije', 'pedi', 'pedí', 'decia', 'decía', 'lo he ', 'repito', 'te lo ', 'ya te ', 'comente', 'comenté', 'indique', 'indiqué', 'ya lo h', 'de nuevo', 'explique', 'expliqué', 'he dicho', 'mencione', 'mencioné', 'otra vez', 'sima vez', 'comentaba', 'cuarta vez', 'habia dicho', 'había dicho', 'segunda vez', 'tercera vez', 'una vez mas', 'una vez más', 'vuelvo a decir', 'vuelvo a insistir'),  # es.restate
     ('no era eso', 'te pedi un', 'te pedí un', 'te pedi que', 'te pedí que', 'lo que pedi e', 'lo que pedí e', 'no es lo que ', 'no era lo que ', 'no te dije que', 'yo no dije eso', 'yo no dije que', 'yo no pedi eso', 'yo no pedi que', 'yo no pedí eso', 'yo no pedí que', 'lo que queria e', 'lo que quería e', 'yo no dije nada', 'yo no pedi nada', 'yo no pedí nada', 'eso no es lo que', 'lo que buscaba e', 'lo que yo pedi e', 'lo que yo pedí e', 'no es eso lo que ', 'lo que yo queria e', 'lo que yo quería e', 'no es esto lo que ', 'yo no he dicho eso', 'yo no he dicho que', 'lo que necesitaba e', 'lo que yo buscaba e', 'no era esto lo que ', 'no te he pedido que', 'yo no he dicho nada', 'yo no he pedido eso', 'yo no he pedido que', 'yo no he pedido nada', 'lo que yo necesitaba e', 'no te habia pedido que', 'no te había pedido que'),  # es.not-asked
-    ('acaso', 'para qu', 'porque ', 'porqué ', 'al menos', 'desde cu', 'en serio', 'por que ', 'por qué ', 'siquiera', 'de donde ', 'de dónde ', 'que pinta', 'quien te ', 'quién te ', 'qué pinta', 'por lo menos'),  # es.reproach
+    ('acaso', 'porqu', 'por qu', 'para qu', 'al menos', 'desde cu', 'en serio', 'siquiera', 'de donde ', 'de dónde ', 'que pinta', 'quien te ', 'quién te ', 'qué pinta', 'por lo menos'),  # es.reproach
     ('ponla', 'ponlo', 'pónla', 'dejala', 'dejalo', 'deshaz', 'déjala', 'déjalo', 'deshacer', 'restaura', 'revertir', 'revierte', 'devuelvelo', 'devuélvelo', 'restablece', 'reviértelo', 'quita lo que ', 'vuelve a dejar', 'vuelve a poner'),  # es.undo
     ('basta de', 'deja de ', 'dejá de ', 'no sigas', 'para de ', 'no vuelvas a'),  # es.stop
     ('debe ser', 'no uses ', 'en vez de', 'deberia ser', 'debería ser', 'en lugar de', 'cambialo por', 'cámbialo por', 'tiene que ser'),  # es.instead
@@ -93,7 +93,7 @@ FIRST = (
     ('y no ', 'pero se ', 'acabas de ', 'se renombr', '¿seguro que', 'ahora se llama', 'estamos seguros', 'paso a llamarse', 'pasó a llamarse'),  # es.general-5
     ('se ', 'ning', 'jamas', 'jamás', 'nunca', 'ya usan', 'el resto', 'nada de ', 'ya hacen', 'las demas', 'las demás', 'las otras', 'los demas', 'los demás', 'los otros', 'ya siguen', 'ya tienen', ' en el casa', ' en el repo', ' en la casa', ' en la repo', ' en el codigo', ' en el código', ' en el equipo', ' en esta casa', ' en esta repo', ' en este casa', ' en este repo', ' en la codigo', ' en la código', ' en la equipo', ' para el casa', ' para el repo', ' para la casa', ' para la repo', 'lo que ya hay', ' en el monorepo', ' en el proyecto', ' en el servicio', ' en esta codigo', ' en esta código', ' en esta equipo', ' en este codigo', ' en este código', ' en este equipo', ' en la monorepo', ' en la proyecto', ' en la servicio', ' para el codigo', ' para el código', ' para el equipo', ' para esta casa', ' para esta repo', ' para este casa', ' para este repo', ' para la codigo', ' para la código', ' para la equipo', ' en nuestra casa', ' en nuestra repo', ' en nuestro casa', ' en nuestro repo', 'lo que ya existe', ' en esta monorepo', ' en esta proyecto', ' en esta servicio', ' en este monorepo', ' en este proyecto', ' en este servicio', ' para el monorepo', ' para el proyecto', ' para el servicio', ' para esta codigo', ' para esta código', ' para esta equipo', ' para este codigo', ' para este código', ' para este equipo', ' para la monorepo', ' para la proyecto', ' para la servicio', 'lo que ya tenemos', ' en nuestra codigo', ' en nuestra código', ' en nuestra equipo', ' en nuestro codigo', ' en nuestro código', ' en nuestro equipo', ' para nuestra casa', ' para nuestra repo', ' para nuestro casa', ' para nuestro repo', ' para esta monorepo', ' para esta proyecto', ' para esta servicio', ' para este monorepo', ' para este proyecto', ' para este servicio', ' en nuestra monorepo', ' en nuestra proyecto', ' en nuestra servicio', ' en nuestro monorepo', ' en nuestro proyecto', ' en nuestro servicio', ' para nuestra codigo', ' para nuestra código', ' para nuestra equipo', ' para nuestro codigo', ' para nuestro código', ' para nuestro equipo', ' para nuestra monorepo', ' para nuestra proyecto', ' para nuestra servicio', ' para nuestro monorepo', ' para nuestro proyecto', ' para nuestro servicio'),  # es.house-frame
     ('no ', 'es `', 'son `', 'ya ni ', 'el flag', 'el gema', 'el ruta', 'la flag', 'la gema', 'la ruta', 'el campo', 'el clave', 'el crate', 'el tabla', 'la campo', 'la clave', 'la crate', 'la tabla', ' quitaron', ' se quito', ' se quitó', 'el header', 'el imagen', 'el metodo', 'el modulo', 'el método', 'el módulo', 'el nombre', 'el opcion', 'el opción', 'el puerto', 'la header', 'la imagen', 'la metodo', 'la modulo', 'la método', 'la módulo', 'la nombre', 'la opcion', 'la opción', 'la puerto', ' cambiaron', ' retiraron', 'el columna', 'el comando', 'el funcion', 'el función', 'el paquete', 'la columna', 'la comando', 'la funcion', 'la función', 'la paquete', 'se llama `', ' deprecaron', ' eliminaron', ' se elimino', ' se eliminó', 'el atributo', 'el cabecera', 'el endpoint', 'el libreria', 'el librería', 'el variable', 'la atributo', 'la cabecera', 'la endpoint', 'la libreria', 'la librería', 'la variable', ' renombraron', 'el argumento', 'el parametro', 'el parámetro', 'el propiedad', 'la argumento', 'la parametro', 'la parámetro', 'la propiedad', 'hace anos que ', 'hace años que ', 'hace mucho que ', 'hace siglos que ', 'hace tiempo que '),  # es.factual-2
-    ('pero', 'aunque', 'eso si', 'eso sí', 'solo que', 'una pega', 'salvo por', 'salvo que', 'ahora bien', 'lo malo es', 'el fallo es', 'lo unico es', 'lo único es', 'el problema es', 'salvo una cosa', 'el unico problema es', 'el único problema es', 'lo que no me gusta es'),  # es.after-praise-2
+    ('buen', 'guay', 'mola', 'brutal', 'genial', 'gracias', 'funciona', 'me gusta', 'perfecto', 'estupendo', 'excelente', 'todo bien', 'bien visto', 'ha quedado', 'me encanta', 'queda bien', 'queda muy bien', 'va como un tiro'),  # es.after-praise-2
     ('me da miedo ', 'me preocupa ', 'no se si es ', 'no sé si es ', 'no se si sea ', 'no sé si sea ', 'no acabo de ver', 'no lo veo claro', 'no se si seria ', 'no se si sería ', 'no sé si seria ', 'no sé si sería ', 'igual me equivoco', 'quiza me equivoco', 'quizá me equivoco', 'si no me equivoco', 'igual me equivoque', 'no lo veo del todo', 'quiza me equivoque', 'quizas me equivoco', 'quizá me equivoque', 'quizás me equivoco', 'yo no lo haria asi', 'yo no lo haria así', 'yo no lo haría asi', 'yo no lo haría así', 'no estoy de acuerdo', 'no lo veo muy claro', 'quizas me equivoque', 'quizás me equivoque', 'me da algo de miedo ', 'puede que me equivoco', 'a lo mejor me equivoco', 'puede que me equivoque', 'a lo mejor me equivoque', 'me da un poco de miedo ', 'corrigeme si me equivoco', 'corrígeme si me equivoco', 'no se si estoy de acuerdo', 'no sé si estoy de acuerdo', 'yo lo haria de otra forma', 'yo lo haría de otra forma', 'yo lo haria de otra manera', 'yo lo haría de otra manera'),  # es.hedged-3
     ('no va', 'no seria', 'no sería', 'no habria', 'no habría', 'no deberia', 'no debería', 'no hay que', 'no tendria', 'no tendría'),  # es.hedged-4
     ('y no ', 'leido ', 'leído ', 'mirado ', 'ya van ', 'basta ya', 'como he ', 'corrido ', 'lanzado ', 'probado ', 'en vez de', 'segun he ', 'según he ', 'compilado ', 'deja ya de', 'dejá ya de', 'ejecutado ', 'no compila', 'para ya de', 'por que el', 'por que la', 'por qué el', 'por qué la', 'como habia ', 'como había ', 'como lo he ', 'como te he ', 'como ya he ', 'en lugar de', 'por que eso', 'por que los', 'por qué eso', 'por qué los', 'sigues sin ', 'por que esta', 'por que este', 'por que esto', 'por qué esta', 'por qué este', 'por qué esto', 'segun habia ', 'segun había ', 'segun lo he ', 'segun te he ', 'segun ya he ', 'según habia ', 'según había ', 'según lo he ', 'según te he ', 'según ya he ', 'te recuerdo ', 'nadie te dijo', 'no dijimos en', 'como lo habia ', 'como lo había ', 'como te habia ', 'como te había ', 'como te lo he ', 'como ya habia ', 'como ya había ', 'como ya lo he ', 'como ya te he ', 'insisto en que', 'nadie te dicho', 'nadie te mando', 'nadie te mandó', 'nadie te pidio', 'nadie te pidió', 'no dijimos que', 'no quedamos en', 'lo que hablamos', 'lo que quedamos', 'nadie te pedido', 'no acordamos en', 'no quedamos que', 'quien dijo nada', 'quién dijo nada', 'segun lo habia ', 'segun lo había ', 'segun te habia ', 'segun te había ', 'segun te lo he ', 'segun ya habia ', 'segun ya había ', 'segun ya lo he ', 'segun ya te he ', 'según lo habia ', 'según lo había ', 'según te habia ', 'según te había ', 'según te lo he ', 'según ya habia ', 'según ya había ', 'según ya lo he ', 'según ya te he ', 'lo que acordamos', 'nadie te ha dijo', 'nadie te mandado', 'no acordamos que', 'no va a compilar', 'quien hablo nada', 'quien habló nada', 'quien pidio nada', 'quien pidió nada', 'quién hablo nada', 'quién habló nada', 'quién pidio nada', 'quién pidió nada', 'como te lo habia ', 'como te lo había ', 'como ya lo habia ', 'como ya lo había ', 'como ya te habia ', 'como ya te había ', 'como ya te lo he ', 'nadie te ha dicho', 'nadie te ha mando', 'nadie te ha mandó', 'nadie te ha pidio', 'nadie te ha pidió', 'no habiamos dicho', 'no habíamos dicho', 'no va a funcionar', 'vuelvo a lo mismo', 'nadie te ha pedido', 'segun te lo habia ', 'segun te lo había ', 'segun ya lo habia ', 'segun ya lo había ', 'segun ya te habia ', 'segun ya te había ', 'segun ya te lo he ', 'según te lo habia ', 'según te lo había ', 'según ya lo habia ', 'según ya lo había ', 'según ya te habia ', 'según ya te había ', 'según ya te lo he ', 'nadie te ha mandado', 'no es justo lo que ', 'no habiamos hablado', 'no habiamos quedado', 'no habíamos hablado', 'no habíamos quedado', 'quien ha dicho nada', 'quién ha dicho nada', 'como ya te lo habia ', 'como ya te lo había ', 'no era justo lo que ', 'no habiamos acordado', 'no habíamos acordado', 'quien ha pedido nada', 'quién ha pedido nada', 'vuelvo a lo de antes', 'quien ha hablado nada', 'quién ha hablado nada', 'segun ya te lo habia ', 'segun ya te lo había ', 'según ya te lo habia ', 'según ya te lo había ', 'de donde te has sacado', 'de dónde te has sacado', 'no es del todo lo que ', 'no era del todo lo que ', 'no es justo eso lo que ', 'vuelvo a lo que te dije', 'no era justo eso lo que ', 'no es exactamente lo que ', 'no era exactamente lo que ', 'no es del todo eso lo que ', 'no era del todo eso lo que ', 'no es exactamente eso lo que ', 'no era exactamente eso lo que '),  # es.reproach-3
@@ -115,7 +115,7 @@ BY_GRAM = {
     'a l': (39,),
     'aca': (6, 17, 35),
     'aco': (26,),
-    'aho': (11, 35, 38),
+    'aho': (11, 35),
     'al ': (6,),
     'amo': (21,),
     'ana': (3,),
@@ -125,11 +125,13 @@ BY_GRAM = {
     'asi': (1,),
     'ast': (17,),
     'así': (1,),
-    'aun': (12, 23, 38),
+    'aun': (12, 23),
     'aña': (3,),
     'bas': (8, 41),
+    'bie': (38,),
     'bor': (3,),
-    'bue': (11,),
+    'bru': (38,),
+    'bue': (11, 38),
     'cam': (3, 9),
     'cas': (13,),
     'col': (2,),
@@ -151,7 +153,7 @@ BY_GRAM = {
     'dup': (3,),
     'déj': (7,),
     'eje': (41,),
-    'el ': (10, 26, 36, 37, 38),
+    'el ': (10, 26, 36, 37),
     'eli': (3, 25),
     'en ': (6, 9, 10, 21, 41),
     'ent': (28,),
@@ -160,13 +162,17 @@ BY_GRAM = {
     'err': (1, 2, 18),
     'es ': (16, 37),
     'esc': (10,),
-    'eso': (5, 11, 12, 22, 23, 25, 38),
-    'est': (2, 3, 11, 14, 22, 25, 27, 30, 35),
-    'exc': (12,),
+    'eso': (5, 11, 12, 22, 23, 25),
+    'est': (2, 3, 11, 14, 22, 25, 27, 30, 35, 38),
+    'exc': (12, 38),
     'exi': (10,),
     'exp': (4, 32),
     'fue': (11,),
-    'gua': (10,),
+    'fun': (38,),
+    'gen': (38,),
+    'gra': (38,),
+    'gua': (10, 38),
+    'ha ': (38,),
     'hab': (4,),
     'hac': (10, 37),
     'has': (2, 3, 17, 28),
@@ -186,11 +192,11 @@ BY_GRAM = {
     'lei': (41,),
     'leí': (28, 41),
     'lia': (2,),
-    'lo ': (4, 5, 21, 25, 36, 38, 41),
+    'lo ': (4, 5, 21, 25, 36, 41),
     'los': (10, 36),
     'mac': (3,),
     'mal': (1, 18),
-    'me ': (13, 28, 32, 39),
+    'me ': (13, 28, 32, 38, 39),
     'mej': (13,),
     'men': (4, 26, 32, 33),
     'mer': (10,),
@@ -198,6 +204,7 @@ BY_GRAM = {
     'mez': (10,),
     'mir': (41,),
     'mis': (15,),
+    'mol': (38,),
     'mov': (3,),
     'nad': (10, 25, 26, 36, 41),
     'nin': (36,),
@@ -219,7 +226,7 @@ BY_GRAM = {
     'pue': (39,),
     'pus': (3,),
     'pón': (7,),
-    'que': (6, 19, 26),
+    'que': (6, 19, 26, 38),
     'qui': (3, 6, 7, 25, 34, 39, 41),
     'qué': (6, 19, 26, 31),
     'rea': (11,),
@@ -232,7 +239,7 @@ BY_GRAM = {
     'rev': (3, 7),
     'rom': (3,),
     'rot': (1, 18),
-    'sal': (3, 12, 38),
+    'sal': (3, 12),
     'se ': (3, 11, 30, 35, 36, 37),
     'seg': (4, 14, 41),
     'ser': (34,),
@@ -242,7 +249,7 @@ BY_GRAM = {
     'sin': (12, 23, 31),
     'siq': (6,),
     'sob': (3, 16),
-    'sol': (10, 12, 26, 38),
+    'sol': (10, 12, 26),
     'son': (37,),
     'sub': (10,),
     'sól': (10, 12),
@@ -252,11 +259,12 @@ BY_GRAM = {
     'ter': (4,),
     'tie': (9,),
     'toc': (3,),
-    'tod': (15,),
+    'tod': (15, 38),
     'un ': (12,),
-    'una': (3, 4, 12, 38),
+    'una': (3, 4, 12),
     'uni': (10,),
     'usa': (10,),
+    'va ': (38,),
     'vue': (4, 7, 41),
     'y n': (35, 41),
     'ya ': (4, 10, 11, 25, 32, 36, 37, 41),

@@ -85,37 +85,71 @@ _THIRD_PARTY_MORE_FR = _THIRD_PARTY_FR + r"|\b(?:du|le|la|au) (?:client|cliente|
 # A request for new work opens the prompt: its rules are constraints up front (issue 13).
 _UPFRONT_FR = r"^[^\S\n]*(?:[ée]cris|cr[ée]e|fais(?! comme)|g[ée]n[èe]re|impl[ée]mente|monte)\b"
 # The same, with the other openings of a new request (for the issue-13 patterns).
-_UPFRONT_MORE_FR = r"^[^\S\n]*+(?:[ée]cris|cr[ée]e|fais(?! comme)|g[ée]n[èe]re|impl[ée]mente|monte|ajoute|rajoute|d[ée]veloppe|code|construis|pr[ée]pare|r[ée]dige|mets en place|nouvelle t[âa]che|il me faut|il me faudrait|j'ai besoin)\b"
+_UPFRONT_MORE_FR = r"^[^\S\n]*+(?:[ée]cris|cr[ée]e|fais(?! comme)|g[ée]n[èe]re|impl[ée]mente|monte|ajoute|rajoute|d[ée]veloppe|code|construis|pr[ée]pare|r[ée]dige|mets en place|nouvelle (?:t[âa]che|fonctionnalit[ée]|feature|demande|story|user story)|nouveau (?:ticket|besoin|module|projet|chantier)|il me faut|il me faudrait|j'ai besoin)\b"
 # A house rule announced before any work ("Avant que tu commences : ...", "Pour ce projet, ..."):
 # a rule up front, not a correction of what the agent did (issue 13).
-_UPFRONT_RULE_FR = r"^[^\S\n]*+(?:avant (?:que tu (?:commences|d[ée]marres|attaques)|de (?:commencer|d[ée]marrer|te lancer|nous lancer|s'y mettre))|pour info|pour information|[àa] partir de maintenant|dor[ée]navant|d[ée]sormais|r[èe]gle de base|pour (?:ce|cette|toute la|tout le) (?:projet|session|t[âa]che|repo|d[ée]p[ôo]t|ticket|mission))\b"
+_UPFRONT_RULE_FR = (r"^[^\S\n]*+(?:avant (?:que tu (?:commences|d[ée]marres|attaques)|de (?:commencer|d[ée]marrer|te lancer|nous lancer|s'y mettre))|pour info|pour information|[àa] partir de maintenant|dor[ée]navant|d[ée]sormais|r[èe]gle de base|pour (?:ce|cette|toute la|tout le) (?:projet|session|t[âa]che|repo|d[ée]p[ôo]t|ticket|mission))\b"
+                   r"|^[^.?!\n]{0,40}?\bavant (?:que tu (?:commences|d[ée]marres|attaques|te lances)|de (?:commencer|d[ée]marrer|te lancer|t'y mettre))\b")
 # Work the agent has not done yet ("la checklist que tu vas rédiger"), or a rule followed by a new
 # request in its own sentence ("Chez nous, ... . Crée-en une pour ..."): a constraint up front,
 # not a correction (issue 13, precision).
 _FUTURE_WORK_FR = r"\b(?:que|qu') tu (?:vas|t'appr[êe]tes [àa]) (?:\w+ )?(?:[ée]crire|r[ée]diger|cr[ée]er|g[ée]n[ée]rer|coder|monter|pr[ée]parer|impl[ée]menter|construire|d[ée]velopper|faire|ajouter)\b|(?:^|(?<=[.;:!]))[^\S\n]*+(?:cr[ée]e|[ée]cris|g[ée]n[èe]re|r[ée]dige|impl[ée]mente|monte)-(?:en|moi|nous)\b"
 # A rule, then a request for new work in the next clause ("..., donc écris les requêtes en SQL",
 # "... . Configure les règles de branche"), and nothing that points at the agent's work: up front.
-_NEW_WORK_FR = r"^(?!(?s:.){0,300}?\b(?:tu|t'as|t'avais|ton|ta|tes|remets|enl[eè]ve|retire|de nouveau|encore)\b)(?s:.){0,300}?(?:[.;:,!]|\b(?:donc|alors|du coup|puis|ensuite))[^\S\n]*+(?:[ée]cris|cr[ée]e|g[ée]n[èe]re|r[ée]dige|impl[ée]mente|configure|monte|pr[ée]pare|mets en place)\b"
+_NEW_WORK_FR = r"^(?!(?s:.){0,300}?\b(?:tu|t'as|t'avais|ton|ta|tes|remets|enl[eè]ve|retire|de nouveau|encore)\b)(?s:.){0,300}?(?:[.;:,!\u2014\u2013]|\b(?:donc|alors|du coup|puis|ensuite))[^\S\n]*+(?:[ée]cris|cr[ée]e|g[ée]n[èe]re|r[ée]dige|impl[ée]mente|configure|monte|pr[ée]pare|mets en place|code|d[ée]veloppe|construis|pr[ée]vois|propose|fais-(?:moi|nous)|fais (?:l'|le|la|les|un|une|des)|ajoute(?!-(?:le|la|les|y)\b))\b"
 # Somebody else's work is the subject judged or changed ("La doc de Stripe est obsolète", "Le
 # fabricant a supprimé ..."): a fact about their work, not a correction of the agent's.
-_THIRD_PARTY_JUDGED_FR = r"\b(?:doc|documentation|fournisseur|fabricant|prestataire|client|cliente|clients|coll[eè]gue|pr[ée]d[ée]cesseur|fiche technique|agence|graphiste|[ée]diteur|en amont|upstream)\b(?:[^.?!\n]|\.(?=\S)){0,40}?\b(?:est|sont|[ée]tait|a|ont|pr[ée]tend|pr[ée]tendent)\b(?:[^.?!\n]|\.(?=\S)){0,30}?\b(?:faux|fausse|obsol[èe]te|erron[ée]e?|cass[ée]e?|supprim[ée]e?s?|chang[ée]e?s?|modifi[ée]e?s?|retir[ée]e?s?|renomm[ée]e?s?|incompl[èe]te|p[ée]rim[ée]e?)\b"
+_THIRD_PARTY_JUDGED_FR = r"\b(?:doc|documentation|fournisseur|fabricant|prestataire|client|cliente|clients|coll[eè]gue|pr[ée]d[ée]cesseur|fiche technique|agence|graphiste|[ée]diteur|en amont|upstream|qu'on utilise|que nous utilisons)\b(?:[^.?!\n]|\.(?=\S)){0,40}?\b(?:est|sont|[ée]tait|a|ont|pr[ée]tend|pr[ée]tendent)\b(?:[^.?!\n]|\.(?=\S)){0,30}?\b(?:faux|fausse|obsol[èe]te|d[ée]pr[ée]ci[ée]e?s?|deprecated|abandonn[ée]e?s?|erron[ée]e?|cass[ée]e?|supprim[ée]e?s?|chang[ée]e?s?|modifi[ée]e?s?|retir[ée]e?s?|renomm[ée]e?s?|incompl[èe]te|p[ée]rim[ée]e?)\b"
+# Old code or somebody else's code is the subject judged ("Le code legacy du lecteur, c'est n'importe
+# quoi"): not the agent's work (issue 13, round 2).
+_OTHERS_CODE_FR = (_THIRD_PARTY_FR + r"|\b(?:legacy|vieux code|code (?:h[ée]rit[ée]|historique)|l'ancien (?:code|syst[èe]me|prestataire|d[ée]veloppeur|dev)"
+                   r"|l'ancienne (?:[ée]quipe|version|appli)|quelqu'un|un coll[eè]gue|une coll[eè]gue|les? stagiaires?|la stagiaire)\b")
+# The prompt opens on somebody else as the subject ("Le prestataire a codé ... c'est faux").
+_OTHERS_SUBJECT_FR = (r"^[^\S\n]*+(?:le|la|les|l'|mon|ma|mes|notre|nos|un|une|des) ?(?:prestataires?|fournisseurs?|clients?|clientes?|partenaires?"
+                      r"|coll[eè]gues?|stagiaires?|agence|banque|fabricant|[ée]diteur|auditeur|sous-traitants?|ancienne [ée]quipe|ancien prestataire)\b")
 _UPFRONT_ANY_FR = _UPFRONT_MORE_FR + "|" + _UPFRONT_RULE_FR + "|" + _FUTURE_WORK_FR + "|" + _NEW_WORK_FR
 # Somebody else did it ("Quelqu'un de l'équipe front a inversé..."): putting it back is new work.
 _THIRD_PARTY_ACT_FR = _THIRD_PARTY_MORE_FR + r"|\b(?:quelqu'un|un coll[eè]gue|une coll[eè]gue|les? stagiaires?|la stagiaire|l'agence|le fabricant|la banque|l'ancien (?:dev\w*|d[ée]veloppeur|prestataire))\b"
+# "Non, le cluster n'a que Singularity", "Non, le site est hébergé chez Netlify": a fact about the
+# user's world answers the agent's question, where nothing in the prompt points at the agent's work
+# or rejects it (issue 13, round 2).
+_NO_CUES_FR = (r"\b(?:tu|toi|te|ton|ta|tes|vous|votre|vos)\b|\bt'|\bc'(?:est|[ée]tait)\b|\bce (?:n'est|sont|ne sont)\b|\bne sert\b|\binutile"
+               r"|\bfaux\b|\bfausse|\bmauvais|\bannule|\bremets|\benl[eè]ve|\bretire|\breviens|\bsurtout pas\b|\bne touche|\barr[eê]te"
+               r"|\bplut[ôo]t\b|\bau lieu\b|\bne (?:compile|marche|fonctionne|passe)\b|\bcass|\bmieux\b|\bj'ai (?:dit|demand)|\bje voulais\b|!"
+               r"|\bpas (?:comme [çc]a|[çc]a|le bon|la bonne|les bons|les bonnes|celui|celle)\b|\bnon\b")
+_NO_FACT_FR = (r"\bn'(?:a|ont|avons) (?:que|qu'|pas (?:de|d')|jamais|aucune?|besoin que|besoin qu')|\b(?:a|ont) (?:seulement|uniquement)\b"
+               r"|\b(?:est|sont) (?:tou(?:te)?s|tout) (?:des?|en|sous|sur)\b|\b(?:utilise|utilisent|tourne|tournent|cible|ciblent|supporte|supportent) (?:uniquement|seulement|exclusivement)\b"
+               r"|\b(?:est|sont) h[ée]berg[ée]e?s?\b|\brest(?:e|ent) en (?:service|production|place)\b|\bdoi(?:t|vent) (?:tourner|marcher|fonctionner) sur\b"
+               r"|\bn'\w+ qu(?:e |')|\b(?:est|sont) [^.?!,\n]{1,40}?\b(?:uniquement|seulement|exclusivement)\b")
+_NO_ANSWER_FACT_FR = (r"^[^\S\n]*(?:mais )?(?:non+|nan|nope)[\s,.;:\u2014\u2013-]++(?!(?s:.){0,300}?(?:" + _NO_CUES_FR + r"))"
+                      r"(?=(?:[^.?!\n]|\.(?=\S)){0,80}?(?:" + _NO_FACT_FR + r"))")
+# A rule of the user's world given as such an answer ("Non, nous n'avons que des serveurs Debian") is no
+# house rule against the agent's work either.
+_RULE_VETO_FR = _UPFRONT_ANY_FR + "|" + _NO_ANSWER_FACT_FR
 UNLESS: dict[str, str] = {
-    "fr.general-3": _UPFRONT_ANY_FR, "fr.house": _UPFRONT_ANY_FR, "fr.judged": _DISCUSSING_FR,
+    "fr.general-3": _RULE_VETO_FR, "fr.house": _RULE_VETO_FR, "fr.judged": _DISCUSSING_FR,
     "fr.factual": _THIRD_PARTY_JUDGED_FR, "fr.general-5": _THIRD_PARTY_JUDGED_FR,
-    "fr.wrong": _THIRD_PARTY_FR, "fr.hedged": _THIRD_PARTY_FR, "fr.house-we": _UPFRONT_ANY_FR,
+    "fr.wrong": _THIRD_PARTY_FR + "|" + _OTHERS_SUBJECT_FR, "fr.hedged": _THIRD_PARTY_FR, "fr.house-we": _RULE_VETO_FR,
     "fr.undo": _THIRD_PARTY_ACT_FR,
     "fr.hedge-formula": _THIRD_PARTY_MORE_FR, "fr.hedge-weak": _THIRD_PARTY_MORE_FR,
     # after a leading "Non," the model decides whether the rest answers or corrects ("Non, les clés
     # sont dans le Vault, pas dans les variables d'environnement" answers): "A, pas B" must not overrule it
     "fr.fact-3": _UPFRONT_MORE_FR + "|" + _UPFRONT_RULE_FR + "|" + _THIRD_PARTY_MORE_FR + r"|^[^\S\n]*+(?:mais )?(?:non+|nan|nope)[\s,.!;:]",
-    "fr.rule-more": _UPFRONT_ANY_FR, "fr.still-more": _THIRD_PARTY_MORE_FR,
+    "fr.fact-more": _UPFRONT_ANY_FR + "|" + _THIRD_PARTY_JUDGED_FR + r"|^[^\S\n]*+(?:pas besoin|pas la peine|inutile) (?:de |d')(?!(?:[çc]a|cela|tout [çc]a)\b)",
+    "fr.rule-more": _RULE_VETO_FR, "fr.still-more": _THIRD_PARTY_MORE_FR,
     "fr.instead-more": _UPFRONT_MORE_FR,
+    "fr.general-rule": _RULE_VETO_FR, "fr.wrong-more": _OTHERS_CODE_FR + "|" + _OTHERS_SUBJECT_FR,
 }
 # "No, it can go", "No, not urgent": an answer to the agent's question, not a correction (issue 13).
-UNLESS_AT: dict[str, str] = {"fr.no": r"^[^\S\n]*(?:mais )?(?:non+|nan|nope)[\s,.!;:\u2014\u2013-]++(?:[^.?!\n]|\.(?=\S)){0,50}?(?:\b|(?<=\s))(?:peu(?:t|vent) (?:partir|rester|sauter|dispara[iî]tre|[êe]tre supprim)|pas urgent|n'est pas (?:encore )?(?:install[ée]e?|dispo(?:nible)?|configur[ée]e?|pr[ée]vue?|en place)\b|rien ne presse|personne ne|est (?:priv|public)|vas-y|\bpeu(?:t|x|vent)\b(?! pas)|allez-y)|^[^\S\n]*(?:mais )?(?:non+|nan|nope)[\s,.!;:\u2014\u2013-]++(?=\S)(?!(?s:.){0,300}?(?:\bpas\b|\bjamais\b|\bplutôt\b|\bau lieu\b|\bfaux\b|\bannule|\breviens|\bremets|\bgarde\b|\barrête|\bc'est\b|\bj'ai dit\b|\bje voulais\b|\bdoit|\bfaut\b|\bnon\b|\bmais\b|\bcasse|\butilise|\bon \w+\b|\bseulement\b|!|\b(?:le|la|les|l')[\w.`-]* ?[\w.`-]* (?:est|sont|va)\b))"}
+# "Non, les photos sont sur un NAS séparé, pas dans la base. Vas-y pour la suite": a fact that answers,
+# then leave to go on; nothing in the answer rejects the agent's work (issue 13, round 3).
+_NO_REJECT_FR = (r"\btu\b|\bt'|\bton\b|\bta\b|\btes\b|\bfaux\b|\bfausse|\bmauvais|\bannule|\bremets|\benl[eè]ve|\bretire|\breviens"
+                 r"|\bplut[ôo]t\b|\bau lieu\b|\bpas (?:comme [çc]a|[çc]a|le bon|la bonne|celui|celle)\b|\bj'ai (?:dit|demand)|\bje voulais\b"
+                 r"|\bsurtout pas\b|\bne touche|\barr[eê]te|\bcass|\bne (?:compile|marche|fonctionne|passe)\b|!")
+_NO_GO_ON_FR = (r"^[^\S\n]*(?:mais )?(?:non+|nan|nope)[\s,.;:\u2014\u2013-]++(?!" + _S + r"{0,160}?(?:" + _NO_REJECT_FR + r"))" + _S
+                + r"{1,160}?[.;]\s++(?:continue[sz]?|poursuis|vas-y|va-y|allez-y|on (?:continue|peut continuer|avance)|tu peux (?:continuer|poursuivre|y aller|avancer)"
+                r"|fais (?:simple|au plus simple)|passe [àa] la suite|encha[îi]ne|avance)\b")
+UNLESS_AT: dict[str, str] = {"fr.no": _NO_ANSWER_FACT_FR + "|" + _NO_GO_ON_FR + "|" + r"^[^\S\n]*(?:mais )?(?:non+|nan|nope)[\s,.!;:\u2014\u2013-]++(?:[^.?!\n]|\.(?=\S)){0,50}?(?:\b|(?<=\s))(?:peu(?:t|vent) (?:partir|rester|sauter|dispara[iî]tre|[êe]tre supprim)|pas urgent|n'est pas (?:encore )?(?:install[ée]e?|dispo(?:nible)?|configur[ée]e?|pr[ée]vue?|en place)\b|rien ne presse|personne ne|est (?:priv|public)|vas-y|\bpeu(?:t|x|vent)\b(?! pas)|allez-y|[çc]a (?:ira|me va|fera l'affaire)\b(?! mieux))|^[^\S\n]*(?:mais )?(?:non+|nan|nope)[\s,.!;:\u2014\u2013-]++(?=\S)(?!(?s:.){0,300}?(?:\bpas\b|\bjamais\b|\bplutôt\b|\bau lieu\b|\bfaux\b|\bannule|\breviens|\bremets|\bgarde\b|\barrête|\bc'est\b|\bj'ai dit\b|\bje voulais\b|\bdoit|\bfaut\b|\bnon\b|\bmais\b|\bcasse|\butilise|\bon \w+\b|\bseulement\b|!|\b(?:le|la|les|l')[\w.`-]* ?[\w.`-]* (?:est|sont|va)\b))"}
 
 # ---- other needle groups (generated by bench/corrections_needles.py: do not edit by hand) -
 # Per pattern (in the order of PATTERNS), its needle groups after the first.

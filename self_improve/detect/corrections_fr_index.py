@@ -66,12 +66,12 @@ FIRST = (
     (' casse', ' cassé', ' perdu', ' saute', ' sauté', ' zappe', ' zappé', 'encore', ' ecrase', ' ecrasé', ' efface', ' effacé', ' ignore', ' ignoré', ' laisse', ' laissé', ' mal lu', ' oublie', ' oublié', ' écrase', ' écrasé', ' invente', ' inventé', ' reecrit', ' renomme', ' renommé', ' reécrit', ' réecrit', ' réécrit', ' commente', ' commenté', ' supprime', ' supprimé', "t'as pas ", ' desactive', ' desactivé', ' désactive', ' désactivé', ' reformate', ' reformaté', 'de nouveau', 'par erreur', ' mal compris', ' mis le souk', "t'as jamais ", "tu n'as pas ", ' mis le bazar', 'sans demander', 'sans prevenir', 'sans prévenir', ' mis le bordel', "t'as meme pas ", "t'as même pas ", 'sans permission', "tu n'as jamais ", 'sans me demander', "vous n'avez pas ", "tu n'as meme pas ", "tu n'as même pas ", ' change le mauvais', ' changé le mauvais', ' modifie le mauvais', ' modifié le mauvais', "vous n'avez jamais ", "vous n'avez meme pas ", "vous n'avez même pas "),  # fr.you-did
     ('je a', 'je r', "je l'a", 'je le r', 'je te a', 'pour la ', 'comme je ', 'comme on ', "je te l'a", 'je vous a', 'on en a d', 'comme dit ', "je vous l'a", 'comme precise ', 'comme precisé ', 'comme précise ', 'comme précisé ', 'comme deja dit ', 'comme dejà dit ', 'comme déja dit ', 'comme déjà dit ', 'comme explique ', 'comme expliqué ', 'encore une fois', 'comme mentionne ', 'comme mentionné ', 'comme deja precise ', 'comme deja precisé ', 'comme deja précise ', 'comme deja précisé ', 'comme dejà precise ', 'comme dejà precisé ', 'comme dejà précise ', 'comme dejà précisé ', 'comme déja precise ', 'comme déja precisé ', 'comme déja précise ', 'comme déja précisé ', 'comme déjà precise ', 'comme déjà precisé ', 'comme déjà précise ', 'comme déjà précisé ', 'comme deja explique ', 'comme deja expliqué ', 'comme dejà explique ', 'comme dejà expliqué ', 'comme déja explique ', 'comme déja expliqué ', 'comme déjà explique ', 'comme déjà expliqué ', 'comme deja mentionne ', 'comme deja mentionné ', 'comme dejà mentionne ', 'comme dejà mentionné ', 'comme déja mentionne ', 'comme déja mentionné ', 'comme déjà mentionne ', 'comme déjà mentionné '),  # fr.restate
     ("j'ai dit de", "j'ai dit que", "je n'ai pas dit ca", "je n'ai pas dit de", "je n'ai pas dit ça", "je t'ai demande de", "je t'ai demande un", "je t'ai demandé de", "je t'ai demandé un", "c'est pas ce que j'", "c'est pas ce que je", "je n'ai pas dit que", "je n'ai jamais dit ca", "je n'ai jamais dit de", "je n'ai jamais dit ça", "ce n'est pas ce que j'", "je n'ai jamais dit que", "je ne t'ai pas demande", "je ne t'ai pas demandé", "ce n'est pas ce que je ", "ce que je voulais c'est", "ce que je voulais, c'est", "je ne t'ai jamais demande", "je ne t'ai jamais demandé"),  # fr.not-asked
-    ("d'o", 'ou ', 'où ', 'meme', 'même', 'serieux', 'sérieux', 'au moins', 'non mais', "qui t'a ", 'vraiment', "c'est quoi ", 'serieusement', 'sérieusement', 'depuis quand ', "pourquoi t'as", 'pourquoi as-tu', 'pourquoi avoir', 'pourquoi tu as', 'pourquoi mettre', "c'est une blague", 'pourquoi tu mets', 'pourquoi avez-vous', 'pourquoi vous avez', 'pourquoi est-ce que tu as'),  # fr.reproach
+    ("d'o", 'ou ', 'où ', 'tu as', 'serieux', 'sérieux', "tu l'as", 'non mais', "qui t'a ", 'tu les as', "c'est quoi ", 'serieusement', 'sérieusement', 'depuis quand ', "pourquoi t'as", 'pourquoi as-tu', 'pourquoi avoir', 'pourquoi mettre', "c'est une blague", 'pourquoi tu mets', 'pourquoi avez-vous', 'pourquoi vous avez'),  # fr.reproach
     ('enl', 'remet', 'annule', 'defais', 'défais', 'revert', 'restaure', 'retablis', 'rétablis', 'reviens a', 'reviens à', 'reviens sur'),  # fr.undo
     ('cesse de', "arrete d'", "arrête d'", 'arrete de ', "arretez d'", 'arrête de ', "arrêtez d'", 'arretez de ', 'arrêtez de ', 'plus jamais', 'ne fais plus', 'ne mets plus', 'ne ajoute plus', 'ne change plus', 'ne pousse plus', 'ne refais plus', 'ne touche plus', 'ne invente plus', 'ne modifie plus', 'ne supprime plus'),  # fr.stop
     ('ca d', 'ce d', 'il d', 'plut', 'ça d', 'cela d', 'elle d', 'il faut ', "au lieu d'", 'au lieu de', "n'utilise pas "),  # fr.instead
     ('que ', "on n'", 'jamais', 'on met', 'on ne ', "dans l'", 'deja la', 'deja là', 'dejà la', 'dejà là', 'déja la', 'déja là', 'déjà la', 'déjà là', "nous n'", 'on fait', 'dans ce ', 'existant', 'le reste', 'le style', 'nous met', 'nous ne ', 'on garde', 'rien ne ', 'toujours', 'chez nous', 'la regle ', 'la règle ', 'nous fait', 'on stocke', 'les autres', 'nous garde', 'on faisons', 'on gardons', 'on utilise', 'seulement ', 'uniquement', 'dans notre ', 'existe deja', 'existe dejà', 'existe déja', 'existe déjà', 'notre norme', 'notre regle', 'notre règle', 'nous stocke', 'on stockons', 'nous faisons', 'nous gardons', 'nous utilise', 'on utilisons', 'deja en place', 'dejà en place', 'déja en place', 'déjà en place', 'nous stockons', 'la convention ', 'les convention', 'notre habitude', 'nous utilisons', 'notre politique', 'notre convention'),  # fr.house
-    ('dej', 'déj', "n'a ", "n'ont ", 'retire', 'retiré', 'disparu', 'renomme', 'renommé', 'deprecie', 'deprecié', 'deprécie', 'deprécié', 'déprecie', 'déprecié', 'déprécie', 'déprécié', "n'existe", 'obsolete', 'obsolète', 'remplace', 'remplacé', 'supprime', 'supprimé', "il n'y a ", "s'appelle", 'deprecated', 'embarque d', "le bon c'est", "le vrai c'est", "c'est l'ancienn", "maintenant c'est "),  # fr.factual
+    ('dej', 'déj', 'retire', 'retiré', 'disparu', 'renomme', 'renommé', 'deprecie', 'deprecié', 'deprécie', 'deprécié', 'déprecie', 'déprecié', 'déprécie', 'déprécié', "n'a pas ", "n'existe", 'obsolete', 'obsolète', 'remplace', 'remplacé', 'supprime', 'supprimé', "il n'y a ", "n'a plus ", "s'appelle", 'deprecated', 'embarque d', "n'a aucun ", "n'ont pas ", "n'a aucune ", "n'ont plus ", "le bon c'est", "n'ont aucun ", "le vrai c'est", "n'ont aucune ", "c'est l'ancienn", "maintenant c'est "),  # fr.factual
     ('mais', 'sauf que', 'un souci', 'cependant', 'neanmoins', 'néanmoins', 'toutefois', 'un detail', 'un détail', "n'est pas ", 'par contre', 'seul bemol', 'seul bémol', 'seul souci', 'en revanche', 'petit bemol', 'petit bémol', 'un probleme', 'un problème', 'juste un truc', 'seul probleme', 'seul problème'),  # fr.after-praise
     ('je pr', 'pas s', 'je ne ', 'presque', 'evite plut', 'évite plut', 'pas vraiment', 'je crois que ', 'je pense que ', 'pas tout a fait', 'pas tout à fait', 'ne me semble pas ', "j'ai l'impression que"),  # fr.hedged
     ("t'es s", 'tu es s', 'vous etes s', 'vous êtes s'),  # fr.sure
@@ -149,7 +149,7 @@ BY_GRAM = {
     'apr': (47,),
     'arr': (7, 45),
     'att': (18,),
-    'au ': (5, 8, 25, 30, 46),
+    'au ': (8, 25, 30, 46),
     'auc': (42,),
     'ava': (26, 38),
     'bea': (43,),
@@ -230,10 +230,8 @@ BY_GRAM = {
     'mar': (14,),
     'mau': (1,),
     'mel': (1,),
-    'mem': (5,),
     'moy': (34,),
     'mél': (1,),
-    'mêm': (5,),
     "n'a": (10,),
     "n'e": (10, 11, 21, 41),
     "n'f": (41,),
@@ -312,14 +310,14 @@ BY_GRAM = {
     'tre': (43,),
     'tro': (15,),
     'trè': (43,),
-    'tu ': (1, 2, 13, 16, 26, 27, 30, 33, 34, 36, 40, 44),
+    'tu ': (1, 2, 5, 13, 16, 26, 27, 30, 33, 34, 36, 40, 44),
     'un ': (11, 34),
     'une': (37,),
     'uni': (9, 29, 42),
     'vie': (36,),
     'von': (42,),
     'vou': (2, 13, 16, 34, 40),
-    'vra': (5, 36),
+    'vra': (36,),
     'à c': (1,),
     'à m': (34,),
     'à n': (47,),

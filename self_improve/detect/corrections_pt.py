@@ -75,13 +75,26 @@ _DISCUSSING_PT = r"\b(?:corrige|corrija|arruma|conserta|olha|verifica|adiciona|f
 # A request for new work opens the prompt: its rules are constraints up front (issue 13).
 _UPFRONT_PT = r"^[^\S\n]*(?:escreve|escreva|cria|crie|faz|faça|gera|gere|implementa|adiciona)\b"
 # A request for new work of any verb (issue 13, train3): what follows is a constraint of that request.
-_NEW_WORK_PT = r"^[^\S\n]*+(?:escreve|escreva|cria|crie|faz|fa[çc]a|gera|gere|implementa|implemente|adiciona|adicione|monta|monte|configura|configure|integra|preciso de|quero um|quero uma|bora|vamos)\b"
+_NEW_WORK_PT = r"^[^\S\n]*+(?:escreve|escreva|cria|crie|faz|fa[çc]a|gera|gere|implementa|implemente|adiciona|adicione|monta|monte|configura|configure|integra|preciso de|quero um|quero uma|bora|vamos|(?:pode|podia|poderia|consegue|d[aá] pra|d[aá] para|daria pra) (?:me )?(?:criar|escrever|fazer|montar|gerar|implementar|desenhar|preparar|adicionar|configurar))\b"
 # Somebody else's claim or bug (a vendor's docs, a colleague, users), or an error message (issue 13).
 _THIRD_PARTY_PT = r"\b(?:doc|docs|documenta[çc][aã]o|fornecedor|fabricante|vendor|upstream|colega|contabilidade|pessoal d[oa]|dizem que|diz que|reclamam|erro|error|warning|exception|exce[çc][aã]o|aviso|vermelh|verde|bagun[çc])"
 # The rule is for work the agent is about to do ("no runbook que você vai escrever"): a constraint
 # given up front, whatever the prompt opens with (issue 13, train5).
 _FUTURE_WORK_PT = r"\b(?:voc[eê]|vc) (?:vai|for|ainda vai|est[aá] (?:prestes a|para)) (?:escrever|criar|montar|gerar|fazer|implementar|preparar|configurar)\b"
-_UPFRONT_RULE_PT = _NEW_WORK_PT + "|" + _FUTURE_WORK_PT
+# The request for new work comes after the rule, at a sentence start ("Aqui nunca usamos float.
+# Escreve o handler de estorno..."), in a prompt that points at nothing the agent did (você, seu, ficou,
+# refaz, volta...): the rule is a constraint of the coming work (issue 13, train6).
+_LATER_WORK_PT = (r"\A(?!(?s:.){0,600}?(?:\b(?:voc[eê]|vc|c[eê]|seus?|suas?|teus?|tuas?|ficou|saiu|est[aá]|t[aá]|refaz|refa[çc]a|corrige"
+                  r"|troca|volta|desfaz|revert\w*|de novo|outra vez|j[aá] (?:disse|falei|pedi))\b|\bfoi (?:direto|pra|para)\b))"
+                  r"(?s:.){0,400}?(?:[.!;:][^\S\n]++|\n[^\S\n]*+)(?:escreve|escreva|cria|crie|faz|fa[çc]a|gera|gere|implementa|implemente"
+                  r"|adiciona|adicione|monta|monte|desenha|desenhe|projeta|projete|prepara|prepare|configura|configure"
+                  r"|(?:pode|podia|poderia|consegue|d[aá] pra|d[aá] para|daria pra) (?:me )?(?:criar|escrever|fazer|montar|gerar|implementar|desenhar|preparar|adicionar|configurar)|me (?:prop[oõ]e|ajuda|passa|d[aá]|manda|mande|mostra|sugere|sugira)|preciso d[eo]|quero (?:um|uma|adicionar|criar|montar|escrever|implementar|come[çc]ar|desenhar))\b")
+_UPFRONT_RULE_PT = _NEW_WORK_PT + "|" + _FUTURE_WORK_PT + "|" + _LATER_WORK_PT
+# Somebody else's material is judged wrong or outdated ("a doc do fornecedor tá com o nome errado. O certo é..."),
+# in a prompt with nothing aimed at the agent: its "o certo é" corrects them, not the agent (issue 13, train7).
+_OTHERS_WRONG_PT = (r"\A(?!(?s:.){0,600}?\b(?:voc[eê]|vc|c[eê]|seus?|suas?|teus?|tuas?|refaz|refa[çc]a|desfaz|volta)\b)(?s:.){0,300}?"
+                    r"\b(?:doc|docs|documenta[çc][aã]o|readme|spec|especifica[çc][aã]o|layout|fornecedor|fabricante|vendor|upstream|colega"
+                    r"|seguradora|terceirizad[oa]|sdk)\b(?:[^.?!\n]|\.(?=\S)){0,80}?\b(?:errad|desatualizad|incorret|invertid|bugad|n[aã]o bate)")
 # Somebody else's work is judged (a tutorial, an intern, legacy code, a vendor): no error words, so
 # that "isso está errado, dá erro" still counts (issue 13, train5).
 _OTHERS_PT = (r"\b(?:tutorial|documenta[çc][aã]o|docs|fornecedor|fabricante|vendor|upstream|colega|estagi[aá]ri[oa]"
@@ -90,14 +103,22 @@ _OTHERS_PT = (r"\b(?:tutorial|documenta[çc][aã]o|docs|fornecedor|fabricante|ve
 # A recurring failure on a schedule ("toda madrugada às 3h") is the user's system, not the agent's fix.
 _SCHEDULE_PT = (r"\b(?:toda|todo|todas|todos)(?: as| os| a| o)? (?:noites?|madrugadas?|dias?|manh[aã]s?|tardes?|semanas?"
                 r"|m[eê]s|hora|segundas?|ter[çc]as?|quartas?|quintas?|sextas?|s[aá]bados?|domingos?)\b|\bde madrugada\b")
+# "Não, o cluster só tem X", "Não, esse ETL roda de madrugada", "Não. O TeX Live instalado é o 2023": an answer
+# that describes the user's setup (a subject, then tem/roda/chega/vem/foi/precisa, or "aqui/instalado é"), with
+# nothing aimed at the agent (você, isso, assim, errado, volta, eu disse, "não é", "!") and no "X, não Y" (the port
+# is 8883, not 1883: the model decides): not a correction (issue 13, train6).
+_ANSWER_SETUP_PT = (r"^[^\S\n]*n[aã]o+[\s,.;:]++(?!(?s:.){0,300}?(?:\b(?:voc[eê]|vc|c[eê]|seus?|suas?|teus?|tuas?|isso|isto|assim|errad\w*|volta|revert\w*|desfaz|mas|em vez)\b|\beu (?:disse|falei|pedi|quis)\b|\bn[aã]o (?:[eé]|era|foi|usa|mexe|roda|adiciona|faz|p[oõ]e|coloca|apaga|muda)\b|[,;][^\S\n]*+n[aã]o\b(?! (?:\w+(?:amos|emos|imos)|tem|t[eê]m|h[aá]|est[aá]|vai|vem|roda|precisa)\b)|!))(?:(?:o|a|os|as|esse|essa|esses|essas|no|na|nos|nas|nosso|nossa) [\w.-]+(?: [\w.-]+){0,2}[^\S\n]++)?(?:(?:(?:aqui|instalad[oa]s?|daqui|local)[^\S\n]++)?(?:s[oó][^\S\n]++|apenas[^\S\n]++|somente[^\S\n]++)?(?:tem|t[eê]m|roda|rodam|chega|chegam|vem|v[eê]m|foi|foram|vai rodar|v[aã]o rodar|precisa|usamos|existe|existem|fecha|fecham|paga|pagam)\b|(?:aqui|instalad[oa]s?|daqui)[^\S\n]++(?:[eé]|s[aã]o)\b|(?:[eé]|s[aã]o) s[oó]\b|(?:s[oó]|apenas|somente)[^\S\n]++(?:tenho|temos)\b)")
+_ANSWER_SETUP_START_PT = r"\A" + _ANSWER_SETUP_PT[1:]  # the same, where the prompt starts (a veto of the whole prompt)
 UNLESS: dict[str, str] = {"pt.general-3": _UPFRONT_PT, "pt.judged": _DISCUSSING_PT, "pt.house": _UPFRONT_RULE_PT,
-                          "pt.rule-idiom": _UPFRONT_RULE_PT, "pt.rule-verb": _UPFRONT_RULE_PT, "pt.fact-stem": _THIRD_PARTY_PT,
+                          "pt.rule-idiom": _UPFRONT_RULE_PT, "pt.rule-verb": _UPFRONT_RULE_PT + "|" + _ANSWER_SETUP_START_PT, "pt.fact-stem": _THIRD_PARTY_PT,
                           "pt.fact-more": _THIRD_PARTY_PT, "pt.whence": _THIRD_PARTY_PT,
                           "pt.house-we": _UPFRONT_RULE_PT, "pt.general-rule": _UPFRONT_RULE_PT,
-                          "pt.wrong": _OTHERS_PT, "pt.still": _SCHEDULE_PT}
+                          "pt.wrong": _OTHERS_PT, "pt.factual": _OTHERS_WRONG_PT, "pt.general-5": _OTHERS_WRONG_PT, "pt.still": _SCHEDULE_PT}
 # "No, it can go", "No, not urgent": an answer to the agent's question, not a correction (issue 13).
-UNLESS_AT: dict[str, str] = {"pt.more": r"tem algum (?:motivo|porqu[eê]) (?:para|pra|de) n[aã]o\b",
-                             "pt.no": r"^[^\S\n]*(?:n[aã]o+|nope)[\s,.!;:\u2014\u2013-]++(?:[^.?!\n]|\.(?=\S)){0,50}?(?:\b|(?<=\s))(?:pode (?:sair|ficar|apagar|remover|tirar|mandar)|nunca (?:ouvi|usei|vi|testei|mexi|precisei)|n[aã]o (?:conhe[çc]o|lembro|sei)\b|n[aã]o [eé] urgente|sem pressa|ningu[eé]m (?:usa|chama)|[eé] (?:privad|p[uú]blic)\w*|\bpode(?:m)?\b|manda ver|vai fundo|(?:uns|umas|cerca de|mais ou menos|aproximadamente|por volta de|em torno de) )|^[^\S\n]*(?:n[aã]o+|nope)[\s,.!;:\u2014\u2013-]++(?=\S)(?!(?s:.){0,300}?(?:\bn[aã]o\b|\bnunca\b|\bem vez\b|\berrad|\bdesfaz|\brevert|\bvolta\b|\bmant[eé]m|\bpara\b|\bisso [eé]\b|\b[eé] (?:o|a|um|uma)\b|\beu (?:disse|falei|pedi|quis)\b|\bdeve|\btem que\b|\bmas\b|\bquebra|\busa\b|\ba gente\b|\bs[oó]\b|!|\b(?:o|a|os|as) [\w.`-]+ (?:[eé]|fica|ficam|vai|v[aã]o|t[aá])\b))"}
+# "tem algum motivo pra usar X em vez de Y?": a question about a choice, unless it is aimed at the agent.
+UNLESS_AT: dict[str, str] = {"pt.more": r"tem algum (?:motivo|porqu[eê]) (?:para|pra|de) (?:n[aã]o\b|(?!ter\b)[a-zà-ú]+[aei]r\b"
+                                        r"(?![^.?!\n]{0,80}?\b(?:voc[eê]|vc|seu|sua)\b)[^.?!\n]{0,80}?\?)",
+                             "pt.no": r"^[^\S\n]*(?:n[aã]o+|nope)[\s,.!;:\u2014\u2013-]++(?:[^.?!\n]|\.(?=\S)){0,50}?(?:\b|(?<=\s))(?:pode (?:sair|ficar|apagar|remover|tirar|mandar)|nunca (?:ouvi|usei|vi|testei|mexi|precisei)|n[aã]o (?:conhe[çc]o|lembro|sei)\b|n[aã]o [eé] urgente|sem pressa|ningu[eé]m (?:usa|chama)|[eé] (?:privad|p[uú]blic)\w*|\bpode(?:m)?\b|manda ver|vai fundo|(?:uns|umas|cerca de|mais ou menos|aproximadamente|por volta de|em torno de) )|" + _ANSWER_SETUP_PT + r"|^[^\S\n]*(?:n[aã]o+|nope)[\s,.!;:\u2014\u2013-]++(?=\S)(?!(?s:.){0,300}?(?:\bn[aã]o\b|\bnunca\b|\bem vez\b|\berrad|\bdesfaz|\brevert|\bvolta\b|\bmant[eé]m|\bpara\b|\bisso [eé]\b|\b[eé] (?:o|a|um|uma)\b|\beu (?:disse|falei|pedi|quis)\b|\bdeve|\btem que\b|\bmas\b|\bquebra|\busa\b|\ba gente\b|\bs[oó]\b|!|\b(?:o|a|os|as) [\w.`-]+ (?:[eé]|fica|ficam|vai|v[aã]o|t[aá])\b))"}
 
 # ---- other needle groups (generated by bench/corrections_needles.py: do not edit by hand) -
 # Per pattern (in the order of PATTERNS), its needle groups after the first.

@@ -80,10 +80,10 @@ PATTERNS: tuple[Row, ...] = (
 )
 
 # A request for new work opens the prompt (写一个…，不要用 pandas): its constraints are not corrections.
-_UPFRONT_ZH = r"^[^\S\n]*(?:请你?|帮我|麻烦你?|你)?先?(?:写|实现|创建|新建|搭|做|生成|添加|开发|设计)(?:一个|一份|一套|个)|^[^\S\n]*新(?:的|建的?|加的?)|^[^\S\n]*(?:请你?|帮我|麻烦你?)?(?:给|为)[^，。,\n]{1,20}?(?:写|加|建|新建|实现|生成|搭)"
+_UPFRONT_ZH = r"^[^\S\n]*(?:请你?|帮我|麻烦你?|你)?先?(?:写|实现|创建|新建|搭|做|生成|添加|开发|设计)(?:一个|一份|一套|个)|^[^\S\n]*(?:请你?|帮我|麻烦你?)?(?:实现|开发|设计|搭建|新建|创建|编写)(?!回|成|错)|^[^\S\n]*新(?:的|建的?|加的?)|^[^\S\n]*(?:请你?|帮我|麻烦你?)?(?:给|为)[^，。,\n]{1,20}?(?:写|加|建|新建|实现|生成|搭)"
 # A judgement of somebody else's work (a colleague's, a tester's, a vendor's) in a prompt that
 # never addresses the agent ("你"): a task, not a correction (issue 13).
-_THIRD_PARTY_ZH = r"\A(?![\s\S]*你)[\s\S]*?(?:用户|用戶|客户|客戶|同事|老团队|之前的团队|测试同学|测试那边|测试(?:说|反馈|提)|(?<![a-z])qa(?![a-z])|产品经理|产品(?:说|那边)|运营|第三方|上游|供应商|厂商|外包|实习生|反馈|反饋|回報|提的 ?bug|报了个|线上(?:有个|出了|报|反馈)|線上|老代码|旧代码|遗留|祖传|历史代码|后端(?:那边|同学))"
+_THIRD_PARTY_ZH = r"\A(?![\s\S]*你)[\s\S]*?(?:用户|用戶|客户|客戶|同事|老团队|之前的团队|测试同学|测试那边|(?:测试|用户|客户|产品|运营)(?:说|反馈|提|发现|反映)|(?:老|旧)版本?的|维护者|(?<![a-z])qa(?![a-z])|产品经理|产品(?:说|那边)|运营|甲方|合作方|第三方|上游|供应商|厂商|外包|实习生|(?:给|提供|发来|交付)的|(?:之前|以前|原来|上一任|前任)(?:那个|的)?(?:团队|组)|反馈|反饋|回報|提的 ?bug|报了个|线上(?:有个|出了|报|反馈)|線上|老代码|旧代码|遗留|祖传|历史代码|后端(?:那边|同学)|(?:的|官方|开放平台|接口|api|sdk ?)文档)"
 # A house rule that comes with a request for new work and never addresses the agent ("帮我写个
 # terraform module 建 RDS，公司规范是必须开加密"; "接下来加一个 feature flag 服务，我们这边约定…"):
 # the rule is a constraint of the new work, not a correction (issue 13).
@@ -94,7 +94,7 @@ _NEW_WORK_ZH = (r"\A(?![\s\S]*你)[^\S\n]*(?:好的?[，,。！!\s]*)?(?:(?:接�
                 r"|\A(?![\s\S]*你)[\s\S]*?(?:帮我|帮忙|麻烦|请帮)(?:" + _VERB_ZH[3:-1] + "|查|看|优化|review|检查|排查|分析)")
 # Code somebody else wrote (老代码, 同事, 上游...) in a prompt that never addresses the agent: its 应该是
 # says what that code should do, a task.
-_OTHERS_CODE_ZH = r"\A(?![\s\S]*你)[\s\S]*?(?:老代码|旧代码|遗留|祖传|历史代码|同事|实习生|外包|第三方|上游|供应商|厂商|老团队|之前的团队|前任)"
+_OTHERS_CODE_ZH = r"\A(?![\s\S]*你)[\s\S]*?(?:老代码|旧代码|遗留|祖传|历史代码|同事|实习生|外包|第三方|上游|供应商|厂商|老团队|之前的团队|前任|(?:给|提供|发来|交付)的|(?:之前|以前|原来|上一任)(?:那个|的)?(?:团队|组))"
 # A report relayed from somebody else (测试说导出的 Excel 不对, 用户反馈价格不对) in a prompt that never
 # addresses the agent: the 不对 judges their finding, a task.
 _REPORTED_ZH = r"\A(?![\s\S]*你)[\s\S]*?(?:(?:测试|用户|用戶|客户|客戶|同事|产品|运营|老板|领导|qa|设计)(?:说|反馈|反映|报|提)|反馈|反饋|回報)"
@@ -105,26 +105,52 @@ _UPFRONT_RULE_ZH = (r"\A(?![\s\S]*(?:你(?:刚|之前|上次|这次|已经|写�
                     r"|刚才|刚加|刚写|刚改|加回|改回|删掉|去掉|挪到|移到|换成|改成|还原|撤销))[\s\S]*?"
                     r"(?:(?:待会儿?|等会儿?|等一下|接下来|稍后|马上|即将|准备)(?:要|你)?[^，,。！？!?\n]{0,6}?(?:写|做|建|加|实现|生成|搭|设计|开发)"
                     r"|(?:要|将要|即将)(?:写|做|加|建)的|现在需要(?:一个|一份|个)|需要(?:新)?(?:写|加|建|做)(?:一个|个)|先帮我"
-                    r"|帮忙把[^，,。！？!?\n]{1,20}?做成|帮我(?:设计|做|写|建|搭|实现|生成))")
+                    r"|帮忙把[^，,。！？!?\n]{1,20}?做成|帮我(?:设计|做|写|建|搭|实现|生成)"
+                    r"|(?:^|(?<=[。！!；;\n]))[^\S\n]*(?:请|麻烦)?(?:写|实现|建|搭|做|生成|加|开发|设计)(?:一个|一份|一套|个|一下)"
+                    r"|(?:给|为)新[^，,。！？!?\n]{0,20}?(?:写|加|建|搭|做|生成)(?:一个|一份|一套|个|一下)?"
+                    r"|帮我把[^，,。！？!?\n]{1,30}?(?:配|搭|建|做|跑|整|弄)(?:起来|出来|好)"
+                    # 现在要新增一份…模板; 接下来给民国报纸这批扫描件做…; 给生鲜频道配一套…; 你先搭个架子 / 你来起个草
+                    r"|(?:现在|接下来|下面|然后)(?:要|得|需要|想)?(?:新增|新建|新写|新加|加|写|做|建|搭)(?:一个|一份|一套|个|一版|一张|张|一条|条|一组)"
+                    r"|(?:接下来|下一步|然后|现在)(?:要|得|需要)?(?:给|为|把)[^，,。！？!?\n]{1,20}?(?:写|做|建|搭|加|生成|配|整)"
+                    r"|(?:^|(?<=[。！!；;\n]))[^\S\n]*(?:请|麻烦|帮我)?(?:给|为)[^，,。！？!?\n]{1,20}?(?:写|加|建|搭|做|生成|配|整|弄)(?:一个|一份|一套|个|一下)"
+                    # 账号注销的接口要加一下; …的 Dockerfile 麻烦出一份; 排班日历组件交给你了; 下一个是…
+                    r"|(?:要|得|需要|麻烦|帮忙|劳驾)(?:你)?(?:加|写|做|建|搭|出|整|弄|补)(?:一下|一份|一个|个|一版)|交给你了|(?:下一个|接下来)是"
+                    r"|你(?:先|来)(?:把[^，,。！？!?\n]{1,30}?)?(?:搭|写|做|建|起|整|弄|起草)(?:个|一个|一份|一下|起来|出来|草))")
 _HOUSE_VETO_ZH = (_NEW_WORK_ZH + "|" + _THIRD_PARTY_ZH + "|" + _UPFRONT_RULE_ZH
                   + r"|^[^\S\n]*新|(?:这个|这次的?|本次)任务")
 # An answer that grants a permission (不是生产环境，是测试库，随便删) or describes the user's own setup
 # (不是，是自建的 gitlab，不是 github): its "not X but Y" answers a question.
 _PERMISSION_ZH = r"^[^\S\n]*不是[，,]\s*+是(?:自建|自己搭|自己部署|内部|私有化?部署)的|(?:随便|尽管|放心)(?:删|改|用|动|清)|可以(?:直接|随便)?(?:删|清空|覆盖)(?:掉)?(?:[。！!，,]|$)|没关系[。！!]?$"
-UNLESS: dict[str, str] = {"zh.dont": _UPFRONT_ZH, "zh.stop-more": _UPFRONT_ZH, "zh.wrong": _THIRD_PARTY_ZH,
+# A leading 没/没有/不是 answering the agent's question, followed by a fact about the user's world (没，构建机上
+# 没有 GPU; 不是的，HL7 是走 MLLP 推过来的，不是文件) in a prompt that points at nothing the agent did.
+_NO_ANSWER_ZH = (r"\A(?![\s\S]*(?:你|刚才|刚刚|我(?:说|讲|要|让)|改回|撤|还原|删掉|去掉|换成|改成|不对|错))"
+                 r"[^\S\n]*(?:没|没有|没呢|还没|不是|不是的|不|不用|没的)[，,。！!~\s]")
+UNLESS: dict[str, str] = {"zh.stop-more": _UPFRONT_ZH, "zh.wrong": _THIRD_PARTY_ZH,
                           "zh.house-rule": _NEW_WORK_ZH + "|" + _UPFRONT_RULE_ZH,
                           "zh.general": _NEW_WORK_ZH + "|" + _UPFRONT_RULE_ZH, "zh.house-norm": _HOUSE_VETO_ZH,
                           "zh.factual-2": _HOUSE_VETO_ZH, "zh.should-use": _OTHERS_CODE_ZH,
                           "zh.trad": _THIRD_PARTY_ZH, "zh.not-right": _REPORTED_ZH, "zh.contrast-2": _THIRD_PARTY_ZH,
                           "zh.after-praise-3": _THIRD_PARTY_ZH,
-                          "zh.not-this": _PERMISSION_ZH, "zh.contrast": _PERMISSION_ZH}
+                          "zh.not-this": _PERMISSION_ZH, "zh.contrast": _PERMISSION_ZH + "|" + _NO_ANSWER_ZH,
+                          "zh.factual": _NO_ANSWER_ZH + "|" + _THIRD_PARTY_ZH,
+                          # 为什么大家都说别用 no-reply 地址发信？: advice reported from others, a question.
+                          "zh.dont": _UPFRONT_ZH + "|" + _UPFRONT_RULE_ZH + r"|(?:大家|很多人|有人|别人|网上|都)(?:都)?说(?:要|不要|别)",
+                          # 白天重建索引会不会有风险？ in a prompt that points at nothing the agent did: a question.
+                          "zh.general-3": r"\A(?![\s\S]*(?:你|这样|这么|这种|这个改动|这次改动|刚才|刚刚|改成|换成|改了|加了|引入了|我刚|说了|说过))[\s\S]*?会不会有(?:问题|性能问题|风险)[^。！!\n]{0,10}?[？?]"
+                                          # 统一放在 … up front, before new work
+                                          + "|" + _NEW_WORK_ZH + "|" + _UPFRONT_RULE_ZH,
+                          # 文档…写得有问题: a judgement of somebody else's work
+                          "zh.judged": _THIRD_PARTY_ZH,
+                          # 上游维护者说这个参数 3.2 就废弃了: somebody else's words about their work
+                          "zh.general-2": _THIRD_PARTY_ZH + "|" + _REPORTED_ZH}
 # Where a match starts: 应该是 "probably is" (应该是服务器上没装字体) is a guess, not "it should be";
 # 没必要… followed by a new request (没必要上数据库，写个记账小工具) and 没必要？ are instructions
 # and questions; 还是 "or" in a question (用 set 快还是有序列表快？); 不对 after a noun and 又
 # (金额又不对了) judges data, not the agent.
 UNLESS_AT: dict[str, str] = {
     "zh.should-use": r"应该是[^，,。！？!?\n]{0,25}?(?:问题|导致|引起|原因|造成|没装|没配|没开|不支持)",
-    "zh.still-broken": r"没有?必要(?:[？?]|[^。！？!?\n]{0,30}?(?:写个|写一个|做个|做一个|搞个|搭个|弄个|实现一个|给我(?:一个|个|写)|来(?:一个|个)))",
+    "zh.still-broken": r"没有?必要(?:[？?]|[^。！？!?\n]{0,30}?(?:写个|写一个|做个|做一个|搞个|搭个|弄个|实现一个|给我(?:一个|个|写)|来(?:一个|个)))"
+                       r"|(?<![^\n])[^\S\n]*没有?必要(?![^，,。！？!?\n]{0,12}?(?:这么|那么|这样|那样|这个|那个|这些|那些|了))[^。！？!?\n]{0,40}?(?:就行|就好|就够|就可以|够用|即可|就针对|只(?:要|需|做|写))",
     # 有什么理由不用 X…？ asks for the reasons against a choice not yet made; 是不是应该给/加 X？ asks
     # whether to add something new: genuine questions, not reproaches.
     # 没必要搞得太复杂 up front: 没必要 (zh.still-broken) decides, not the judgement after it.
@@ -250,6 +276,7 @@ REST = (
     (  # zh.you-did-2
     ),
     (  # zh.contrast-2
+        ('不是', '此处', '这儿', '这块', '这边', '这里'),
     ),
     (  # zh.restate-2
         ('按我', '照我', '讲几', '说几', '按着我', '早说了', '照着我', '讲了几', '讲多少', '讲好几', '说了几', '说多少', '说好几', '都说了', '我原话是', '讲了多少', '讲了好几', '说了多少', '说了好几', '不是说了吗', '我明明写了', '我明明写过', '我明明讲了', '我明明讲过', '我明明说了', '我明明说过', '我的原话是', '需求里写了', '需求里说了', '我明明要求了', '我明明要求过', '需求里写明白', '需求里说明白', '需求里写得很清楚', '需求里说得很清楚', '需求里写得清清楚楚', '需求里说得清清楚楚'),

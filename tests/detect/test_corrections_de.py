@@ -50,6 +50,14 @@ def hit(text: str) -> CorrectionHit | None:
         ("Nimm wieder die alte Farbpalette, die neue ist zu grell.", "de.undo-more"),
         ("Schluss mit den Sleep-Aufrufen, nimm einen richtigen Retry.", "de.stop-more"),
         ("Nach deiner Änderung hängt der Upload weiterhin bei 99 Prozent.", "de.still-more"),
+        # round 2: a leading "Nein," that turns on the agent's work stays a correction; praise, ", nur" a flaw
+        ("Nein, der Drucker soll nicht über USB angesprochen werden, nimm das Netzwerk.", "de.no"),
+        ("Nein, die Tabelle hast du falsch benannt.", "de.no"),
+        ("Top, nur fehlt in deinem Export die Kopfzeile.", "de.after-praise"),
+        # round 3: a rule, then a redo of the agent's work is no new work; "A, nicht B" of values stays
+        ("Wir committen nie direkt auf main, mach bitte einen Branch.", "de.house"),
+        ("Nein nein, das Timeout ist in Sekunden, nicht in Millisekunden.", "de.no"),
+        ("Nein, die Zeitzone ist falsch, du rechnest in UTC.", "de.no"),
     ],
 )
 def test_general_german_forms(text: str, pattern: str) -> None:
@@ -78,6 +86,18 @@ def test_general_german_forms(text: str, pattern: str) -> None:
         "Die Doku vom Hersteller ist veraltet, das Register heisst inzwischen CTRL2. Bau den Zugriff so.",
         # praise, then the next request
         "Prima. Nur noch das Logging, dann machen wir Feierabend.",
+        # round 2: "Nein, <a fact about the world>" answers; a rule, then "; <new work>"; "nur" of a quantity
+        "Nein, die Messwerte kommen alle über MQTT rein.",
+        "Nee, im Lager gibt es nur WLAN, kein LAN-Kabel.",
+        "Wir deployen nie nach 16 Uhr; bereite den Cronjob für das nächtliche Update vor.",
+        "Super, der Import hat nur zwei Sekunden gebraucht. Jetzt die Validierung.",
+        # round 3: "Nein, <fact>, nicht <place or means>", "auf den ...", "hat keine API" after "Nein,";
+        # a rule, then "Aufgabe: Schreib ..." or "mach ... fertig"
+        "Nein, die Scanner laufen bei uns alle mit Android 11, nicht mit iOS.",
+        "Nein, auf den Kassen läuft überall Windows 10 IoT.",
+        "Nein, das Lager hat keine eigene API, die Bestände kommen per FTP.",
+        "Wichtig: Preise speichern wir bei uns ausschliesslich in Cent. Aufgabe: Schreib das Modul für Rabatte.",
+        "Bestellungen exportieren wir immer als UTF-8; mach den CSV-Export für die Buchhaltung fertig.",
     ],
 )
 def test_german_hard_negatives(text: str) -> None:

@@ -46,6 +46,17 @@ def pattern_of(text: str) -> str | None:
         ("Is there a reason you deleted the fixtures?", "en.you-did-wrong"),
         ("Nothing gets merged without two approvals, and you merged it alone.", "en.house-without"),
         ("We only ship on Mondays, and you scheduled it for Friday.", "en.house-always"),
+        # issue 13 (train6): the vetoes of a request after a rule and of "No, <fact>" leave these alone
+        ("We deploy with helm here, never kubectl apply. Could you redo your rollout with a chart?", "en.house-we"),
+        ("No, the reports only cover the EU stores, you included the US ones.", "en.no"),
+        ("No, the fonts are bundled, you removed them from the build.", "en.no"),
+        # issue 13 (train7): the vetoes of "No, <fact>" and of rules for new work leave these alone
+        ("No, the kiosks are still on Windows 10, you targeted Windows 11.", "en.no"),
+        ("No, the handhelds don't have a camera, so your barcode scanner screen can't work.", "en.no"),
+        ("Nothing is released without a QA sign-off, and you just pushed 4.2 to the store.", "en.house-without"),
+        ("The refund call takes an amount in cents, not euros, your client sends euros.", "en.factual-2"),
+        ("No, the port is 8883, not 1883.", "en.no"),
+        ("We always pin the base image by digest. Your Dockerfile for the new geocoder uses latest.", "en.house-always"),
     ],
 )
 def test_new_english_families(text: str, pattern: str) -> None:
@@ -81,6 +92,29 @@ def test_new_english_families(text: str, pattern: str) -> None:
         'The build fails with "error: the option --std=c++20 is not valid for C" in the vendored lib. Why?',
         # a question about a preference
         "Is there a reason you'd prefer gRPC over REST for the internal calls?",
+        # issue 13 (train6): a polite request after a house rule, "No, <fact about the user's world>",
+        # a judgement of a vendor's artefact as the subject
+        "We deploy with helm, never kubectl apply. Could you write the chart for the search service?",
+        "No, the build agents are all ARM64, there's no x86 pool.",
+        "No, the reports only cover the EU stores.",
+        "nope, no Docker on the HPC nodes, only Apptainer",
+        "No, the fonts are hosted on our own CDN, we don't need to bundle them.",
+        "The vendor SDK is a mess, it doesn't compile on Alpine. Write a thin HTTP client instead of it.",
+        # issue 13 (train7): "No, <fact about the user's world>", a rule before a polite request,
+        # somebody else's docs or words judged
+        "No, the kiosks are still on Windows 10 IoT.",
+        "Nope, the handhelds don't have a camera.",
+        "No, the loggers are Campbell CR1000s, all on the same OS version.",
+        "nah, the feed sends ISO week numbers, that's just how the provider does it",
+        "No, we haven't turned on DNSSEC yet, only the basic records.",
+        "Nothing is released to the app stores without a QA sign-off. Can you draft the release checklist for 4.2?",
+        "The payment provider's documentation is outdated, the refund call takes an amount in cents, not euros. Update our client.",
+        "Finance says the invoice totals in the old exporter are off after the VAT change. Find where they're computed.",
+        "Policy here is that every Lambda has a DLQ. Next up is the invoice-parsing Lambda.",
+        "We always pin the base image by digest. Dockerfile for the new geocoder please.",
+        "Heads up: the HR team only accepts payroll files in SEPA XML, not CSV. I need an exporter for the March run.",
+        "No more global state in the CMS plugins, that's the rule since last quarter. Start the new SEO plugin.",
+        "The upstream maintainers say the flag was deprecated in 3.2; migrate our config to the new one.",
     ],
 )
 def test_english_hard_negatives(text: str) -> None:

@@ -40,6 +40,13 @@ def pattern_of(text: str) -> str | None:
         ("Eso está mal, la documentación dice que el límite es 100.", "es.wrong"),
         ("Eso se eliminó en la 3.0, lo dice el changelog.", "es.factual"),
         ("Aquí siempre usamos tabs, así que pon tabs en el Makefile que escribiste.", "es.house"),
+        # round 2: a leading "No," that turns on the agent's work stays a correction
+        ("No, la factura no debe llevar IVA, quítalo de la plantilla.", "es.no"),
+        ("No, ese no es el puerto, el broker escucha en el 8883.", "es.no"),
+        # round 3: the vetoes of new work, third parties and answers leave these corrections alone
+        ("¿Para qué has añadido un sleep en el bucle?", "es.reproach"),
+        ("No, no, el descuento va en la línea, no en el total.", "es.no"),
+        ("No, el descuento va en la línea y lo has puesto en el total.", "es.no"),
     ],
 )
 def test_new_spanish_families(text: str, pattern: str) -> None:
@@ -69,6 +76,19 @@ def test_new_spanish_families(text: str, pattern: str) -> None:
         # somebody else's words, reported
         "Nuestro tutor dice que así no funcionan los lifetimes de Rust, pero no lo tengo claro. ¿Me lo explicas?",
         "El readme del SDK dice que el cliente síncrono se eliminó en la 4.0; porta nuestro uploader al asíncrono.",
+        # round 2: "No, <a fact about the world>" answers; a rule, then ", <request>"; a question
+        "No, el servidor de licencias corre en Windows Server 2019.",
+        "No, todavía no usamos Kubernetes en esa oficina.",
+        "Nosotros siempre firmamos los tags con GPG, crea el script de release.",
+        "¿Es erróneo guardar los importes en céntimos como int?",
+        # round 3: a purpose clause, "dicho esto, <new work>", a wish for new work, a third party judged,
+        # "No, <fact>, no <place or means>", hearsay about nobody
+        "Para que lo sepas: en la fábrica solo imprimimos etiquetas en ZPL. Diseña el módulo de impresión.",
+        "Dicho esto, monta el endpoint de devoluciones con esa regla en mente.",
+        "Necesito una API de fichajes; en RRHH solo usamos Postgres, nada de Mongo.",
+        "El manual del fabricante está mal, el registro se llama 0x1F y no 0x10. Ajusta el driver.",
+        "No, el inventario se sincroniza por SFTP, no por la API.",
+        "No, que yo sepa nadie más lee ese topic. Adelante.",
     ],
 )
 def test_spanish_hard_negatives(text: str) -> None:

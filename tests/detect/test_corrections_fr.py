@@ -47,6 +47,16 @@ def hit(text: str) -> CorrectionHit | None:
         ("Après ton patch, l'écran reste encore noir au démarrage.", "fr.still-more"),
         # a bug fixed: "s'appelle" (singular) is a fact corrected
         ("Sur npm le paquet s'appelle date-fns, pas datefns.", "fr.factual"),
+        # round 2: after a leading "Non," a reference to the agent's work keeps the correction
+        ("Non, la table n'a jamais eu de colonne email, tu l'as inventée.", "fr.no"),
+        ("Non, le serveur n'a que 4 Go, 16 workers c'est beaucoup trop.", "fr.no"),
+        ("Non, pandas n'a pas de méthode append depuis la 2.0.", "fr.factual"),
+        # round 2: a house rule, then what the agent did
+        ("On ne pousse jamais de binaires dans le repo. Retire le .exe que tu as ajouté.", "fr.house"),
+        # round 3: "Non, ..." then leave to go on still corrects where the answer rejects the agent's work
+        ("Non, pas comme ça. Continue avec l'autre approche.", "fr.no"),
+        ("Non, tu as mis le mauvais port. Continue après avoir corrigé.", "fr.wrong"),
+        ("Le SDK que tu as ajouté est déprécié depuis la v3.", "fr.factual"),
     ],
 )
 def test_general_french_forms(text: str, pattern: str) -> None:
@@ -76,6 +86,29 @@ def test_general_french_forms(text: str, pattern: str) -> None:
         "Quelqu'un de l'équipe data a inversé les colonnes du CSV. Remets-les dans l'ordre dans le loader.",
         # praise, then the next request (a question)
         "Merci, c'est parfait. Mais une question : comment je le lance en local ?",
+        # round 2: "Non, <a fact about the user's world>" answers the agent's question
+        "Non, les capteurs ont seulement une sortie analogique.",
+        "Non, le NAS est hébergé chez OVH, pas chez nous.",
+        "Non, le broker n'a qu'une seule partition pour l'instant.",
+        "Non, garde le nom actuel du bucket, ça ira.",
+        # round 2: a rule, then a new request in a later clause or after a dash; a new feature opening
+        "Pour ce client on ne livre jamais sans signature GPG ; prépare le script de release.",
+        "Nouvelle demande : on ne garde jamais les logs plus de 30 jours. Code le job de purge.",
+        "Dans notre boîte les mots de passe passent toujours par Argon2 — code le module d'inscription.",
+        # round 2: old or somebody else's code judged
+        "Le code historique du module de paie, c'est n'importe quoi. Par quoi je commence ?",
+        "Le prestataire a codé le calcul des congés n'importe comment, c'est faux dès qu'il y a un jour férié. Corrige-le.",
+        # round 2: a rule of the user's world as the answer, or announced before the work starts
+        "Non, nous n'avons que des serveurs Debian.",
+        "Petite précision avant que tu démarres : on utilise uniquement des UUID v7 comme clés. Crée le schéma.",
+        # round 3: a fact that answers, then leave to go on; a restriction "n'... que"; the library we use;
+        # a rule, then "Fais la ..." as the new request; a fact in a no-need-upfront request
+        "Non, le parc n'utilise que des Raspberry Pi 4. Tu peux continuer.",
+        "Non, pas de proxy sur ce réseau. Poursuis avec l'install.",
+        "Non, les tickets de caisse sont imprimés en 58 mm uniquement.",
+        "Le SDK qu'on utilise est déprécié depuis la v3, il faut migrer le client.",
+        "Chez nous les devis sont toujours en HT, jamais en TTC. Fais le générateur de devis PDF.",
+        "Pas besoin de gérer le cache, les tarifs sont uniquement en euros. Code le convertisseur.",
     ],
 )
 def test_french_hard_negatives(text: str) -> None:

@@ -15,6 +15,10 @@ def hit(text: str) -> CorrectionHit | None:
 
 
 @pytest.mark.parametrize(("text", "pattern"), [
+    # issue 13 (train7): the vetoes above leave these corrections alone
+    ('配送伝票のテンプレート、ゼロ埋めが消えてますよ。うちでは伝票番号は8桁ゼロ埋めすることになってます。', 'ja.house'),
+    ('いいえ、単価を上書きしないでと言いました。元の値は残して', 'ja.you-did'),
+    ('いや、さっきのは違う。配送は平日だけです', 'ja.no'),
     ('API のレスポンスは snake_case で統一してます', 'ja.house-norm'),
     ('ここで直接 DB を叩くことはありません。リポジトリ層経由で', 'ja.house-norm'),
     ('Python 3.12 からは distutils は使えません', 'ja.factual-2'),
@@ -36,6 +40,12 @@ def hit(text: str) -> CorrectionHit | None:
     ('うちではログを JSON で出すルールです。さっき入れた print は消してください。', 'ja.house'),
     ('またログを消してますね。', 'ja.you-did'),
     ('print は使わないで、logging を使ってください', 'ja.instead'),
+    # issue 13 (train6): the same rule AFTER the agent broke it; "No" answers that reject
+    ('さっき作ってくれた Webhook、ログをマスクしてないですよね。決済ログはマスクする決まりです。', 'ja.house'),
+    ('作ってもらった関数、pytest じゃなくて unittest で書かれてます。うちは pytest のみです。', 'ja.instead'),
+    ('いや、まだ同じエラーが出ます。', 'ja.still'),
+    ('いいえ、CSV じゃなくて Parquet って言いましたよね。', 'ja.restate'),
+    ('これは壊れてるんじゃないですか。', 'ja.wrong'),
 ])
 def test_general_forms(text: str, pattern: str) -> None:
     assert hit(text) == CorrectionHit(pattern, "ja")
@@ -59,6 +69,34 @@ def test_general_forms(text: str, pattern: str) -> None:
     'この書き方だと速くなりますか？',
     '次は設定画面を実装します。デザインは Figma を見てください',
     'ログを無視していいか教えて',
+    # issue 13 (train6): a rule, then a request in another form (もらえますか, をお願いします, したいです,
+    # 書くときも); answers about the user's setup; a question that ends in 。
+    '決済のログはマスクして出すのが決まりです。Webhook の受信処理を実装してもらえますか。',
+    '画像は WebP に統一しています。サムネイル生成のバッチをお願いします。',
+    '社内ルールで API キーは Vault で管理しています。Slack 通知のスクリプトを作りたいです。',
+    'メールは必ずキュー経由で送る方針なので、パスワード再設定の処理を書くときもそうしてください。',
+    'ジョブは夜間しか回さないことになっています。再集計のバッチを設計してください。',
+    'いや、そのマシンは Ubuntu 20.04 のままです。',
+    'いや、Node 18 が入ってます。',
+    'いや、まだ検証用の端末が届いてません。',
+    'いいえ、データは CSV じゃなくて Parquet で届きます。',
+    '依存ライブラリが壊れてるんでしょうか。',
+    'ログ出力はいらないので、変換だけする CLI を書いてください。',
+    # issue 13 (train7): the rule's own ことになってる/約束になっています, じゃなくて inside the rule, a request in
+    # other forms (考えてもらえますか, 下さい, 書いて。, もらいたい, いただけますか); answers (だけ, スコープ外, いいえ、…はいらない);
+    # a maker's driver judged; 上書きしないのが (a rule, no report of an overwrite)
+    '在庫データは必ず論理削除にするルールなので、入荷取消の処理を作ってくれますか',
+    '請求書番号は年度ごとに採番し直すのが決まりです。採番サービスを組んでもらいたいです',
+    '受講データは個人を特定できない形でしか外に出さない方針なので、集計レポートを作っていただけますか',
+    '通知は Slack じゃなくて Teams に送る方針なので、アラートの送信処理を作ってください',
+    '監査ログは 1 年で消すことになってるので、アーカイブ用のジョブを設計するときもそのつもりで。',
+    '端末の時刻は全部 UTC で送る約束になっています。受信側のパーサーを実装して下さい。',
+    'CSV の区切りはタブにするのが決まりです。エクスポート用のスクリプトを書いて',
+    '帳票の原本は上書きしないのが鉄則なので、押印済みの版は別名で保存する形で作って。',
+    'いや、配送は平日だけ。土日はないです',
+    'いや、多言語対応は今回のスコープ外。まずは日本語だけ',
+    'ううん、管理画面には CSV 出力はいらない。閲覧だけ',
+    '計量器メーカー提供の SDK、単位の変換が全部ずれてる。補正テーブルを作りたい',
 ])
 def test_hard_negatives(text: str) -> None:
     assert hit(text) is None

@@ -20,6 +20,10 @@ def hit(text: str) -> CorrectionHit | None:
 @pytest.mark.parametrize(
     ("text", "pattern"),
     [
+        # train7: the vetoes of answers, upfront rules and judged docs leave these corrections alone
+        ("Não, isso está errado, são três lojas.", "pt.no"),
+        ("Você gerou a nota fora do horário comercial; aqui isso nunca acontece, é regra da casa.", "pt.house"),
+        ("O campo que você usou agora se chama amount_cents, a doc antiga está desatualizada.", "pt.factual"),
         # house rules: absolute idioms, a gate that refuses, a convention frame, "nenhum ... sem"
         ("Credencial no código em hipótese alguma, usa o vault.", "pt.rule-idiom"),
         ("Import relativo não passa no lint, troca pelos absolutos.", "pt.rule-idiom"),
@@ -57,6 +61,12 @@ def hit(text: str) -> CorrectionHit | None:
         ("Não é bem disso que eu preciso: quero o total por loja.", "pt.you-stem"),
         # "em vez do" / "no lugar da": the contractions of "de"
         ("Usa o logger do projeto no lugar da lib nova.", "pt.instead"),
+        # train6: the rule after the agent broke it; a "Não," that rejects, or says "X, não Y"
+        ("Você colocou o log no stdout. Aqui logs nunca vão pro stdout em produção.", "pt.house"),
+        ("Aqui a gente nunca usa float pra dinheiro. Você usou no estorno, refaz com centavos.", "pt.house"),
+        ("Não, o servidor tem 8 GB, não 16.", "pt.no"),
+        ("Não, isso quebra o login. Volta.", "pt.no"),
+        ("Tem algum motivo pra você ter usado Redis aqui?", "pt.more"),
     ],
 )
 def test_general_forms(text: str, pattern: str) -> None:
@@ -91,6 +101,26 @@ def test_general_forms(text: str, pattern: str) -> None:
         "O mesmo erro de conexão aparece toda segunda de manhã no job de backup. O que pode ser?",
         "Tem algum motivo pra não usar o Redis como fila aqui?",
         "Não, o catálogo é pequeno, umas duas mil peças.",
+        # train6: a rule, then the request at a later sentence start; answers about the user's setup;
+        # a question about a choice
+        "Aqui logs nunca vão pro stdout em produção. Implementa o logger do serviço de pedidos.",
+        "Nós sempre versionamos o schema do banco. Me ajuda a montar a migração da tabela de pacientes.",
+        "Não, o servidor só tem 8 GB de RAM.",
+        "Não, a fila roda no RabbitMQ mesmo.",
+        "não, o node instalado aqui é o 18",
+        "Não, os arquivos vêm sempre do SFTP do banco, não usamos S3.",
+        "Tem algum motivo pra preferir Rust em vez de Go nesse parser?",
+        # train7: answers (são só, só existem, fecha/paga, só temos); a rule, then "me manda"/"pode criar"/
+        # "consegue montar"; a vendor's docs judged wrong or outdated, then "o certo é"/"agora se chama"
+        "Não, são só três lojas.",
+        "Não, o estoque só existe no ERP.",
+        "Não, o caixa fecha às 22h e abre às 8h.",
+        "Não, só temos ambiente de homologação por enquanto.",
+        "Contrato assinado só o jurídico pode ver, é regra da casa.\n\nQuero começar pelas permissões: me manda um rascunho?",
+        "Pode criar o job de conciliação? Aqui toda conciliação roda em UTC, é regra.",
+        "Aqui todo valor vai em centavos, é regra da casa. Consegue montar o cálculo de frete?",
+        "A doc do fornecedor do gateway tá com o nome do campo errado. O certo é amount_cents; ajusta o cliente.",
+        "A documentação do gateway de pagamento está desatualizada, o campo agora se chama amount_cents. Ajusta o cliente.",
     ],
 )
 def test_hard_negatives(text: str) -> None:

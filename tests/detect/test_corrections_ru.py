@@ -55,6 +55,17 @@ def hit(text: str) -> CorrectionHit | None:
         ("Вы опять перепутали стейджинг и прод.", "ru.formal-you"),
         ("Ты неправильно поняла задачу: отчёт нужен за месяц.", "ru.formal-you"),
         ("Я тебя не просила трогать CI.", "ru.formal-you"),
+        # round 2: after a leading "Нет," a reference to the agent's work keeps the correction
+        ("Нет, в базе только одна схема, а ты создаёшь вторую.", "ru.no"),
+        ("Нет, такой опции у ffmpeg нет.", "ru.factual"),
+        # round 2: a house rule, then what the agent did
+        ("Мы никогда не храним токены в localStorage, а ты их туда пишешь.", "ru.house"),
+        ("Прошивку мы всегда гоняем на стенде. Убери из скрипта прямую заливку на роботов.", "ru.house"),
+        # round 3: "Нет, ..." then leave to go on still corrects where the answer rejects the agent's work
+        ("Нет, ты перепутал склады. Продолжай, но исправь.", "ru.no"),
+        ("Нет, не так. Давай дальше, но с другой схемой.", "ru.no"),
+        ("Хорошо, но добавь обратно проверку, которую ты убрал.", "ru.after-praise"),
+        ("onChange с одним параметром объявлен устаревшим в iOS 17, нужен вариант с двумя параметрами.", "ru.fact-stem"),
     ],
 )
 def test_general_forms(text: str, pattern: str) -> None:
@@ -93,6 +104,35 @@ def test_general_forms(text: str, pattern: str) -> None:
         # train5: a failure on a schedule; a genuine question
         "Та же ошибка авторизации вылезает в логах каждое утро около 9:00. Что запускается в это время?",
         "Есть причина не брать здесь pydantic?",
+        # round 2: "Нет, <a fact about the user's world>" answers the agent's question
+        "Нет, на стенде только один контроллер.",
+        "Нет, у заказчика нет Kubernetes, всё на голых виртуалках.",
+        "Нет, этот скрипт я не менял с прошлого года.",
+        "Нет, название бакета оставь, норм.",
+        # round 2: a rule, then a new request in a later clause; a rule announced up front
+        "В проекте мы всегда пишем тесты на pytest — подготовь каркас для модуля оплаты.",
+        "Сразу скажу: у нас никогда не используют ORM, только чистый SQL. Напиши репозиторий для заказов.",
+        "Ключи у нас никогда не лежат в репозитории, так что заведи загрузку из Vault.",
+        # round 2: the user's build picks the wrong thing; no need up front; a question about upstream
+        "В образе подтягивается не та версия libpq, помоги разобраться.",
+        "Мультиарендность поддерживать незачем; напиши просто для одного клиента.",
+        "В новой версии Terraform этот провайдер выпилили?",
+        # round 2: somebody else's (a contractor's) files
+        "Подрядчик прислал выгрузку, в ней нет колонки ИНН. Как быть?",
+        # round 2: a rule of the user's world as the answer; a team habit, then a request
+        "Нет, у нас только Debian-серверы.",
+        "Нет, пользователи никогда не имеют доступа к шеллу.",
+        "В команде мы всегда ревьюим PR вдвоём; напиши CONTRIBUTING с учётом этого.",
+        "Кстати, у нас в компании запрещены зависимости под AGPL. Нужен парсер PDF.",
+        # round 3: a fact that answers, then leave to go on; how the world works "теперь/только"; the SDK we
+        # use; a fact, then a new request in its own sentence; praise, then "допиши ещё"
+        "Нет, на складе только ТСД Zebra, других нет. Продолжай.",
+        "Нет, фото лежат на отдельном NAS, не в базе. Давай дальше.",
+        "нет, теперь отчёты выгружаются только через SFTP, факсов больше нет",
+        "Нет, в базе от силы 10 тысяч записей, хватит одного шарда.",
+        "SDK, которым мы пользуемся, устарел, надо обновить клиент.",
+        "Старый сканер не умеет читать DataMatrix. Сделай распознавание через камеру.",
+        "Отлично, всё работает. Но допиши ещё экспорт в XLSX.",
     ],
 )
 def test_hard_negatives(text: str) -> None:

@@ -42,6 +42,18 @@ def hit(text: str) -> CorrectionHit | None:
     ('我们这边一律用 UTC 存时间，你刚才写的是本地时间，改一下。', 'zh.house-rule'),
     ('按仓库现有的风格，常量都放在 consts.go 里，你这里又单独建了文件。', 'zh.house-rule'),
     ('我觉得加三层抽象有点过头了', 'zh.hedged'),
+    # issue 13 (train6): the vetoes of new work after a rule and of 没有，<fact> leave these alone
+    ('我们这边接口一律返回 ISO 时间，你刚才写的接口返回的是时间戳，改一下。', 'zh.house-rule'),
+    ('项目里不准用 lombok，你又加上了，删掉。', 'zh.dont'),
+    ('不是的，是 UTC，不是本地时间，你写错了。', 'zh.wrong'),
+    ('没必要这么复杂，就一个函数就行。', 'zh.still-broken'),
+    # issue 13 (train7): the vetoes of rules before new work, of reported advice and of questions leave these alone
+    ('金额字段我们统一用 decimal，你建的退款表用了 float，改掉。', 'zh.house-rule'),
+    ('发布后的稿件链接不许再改，你刚才的改动把链接也改了。', 'zh.dont'),
+    ('日志统一放在 /var/log/app/ 下面，你写的配置放到 /tmp 了。', 'zh.house-rule'),
+    ('不要用 ORM，你又引入了 gorm，删掉。', 'zh.dont'),
+    ('我们从来不硬删客户数据，你写的注销接口直接 DELETE 了。', 'zh.house-rule'),
+    ('基础镜像一律按 digest 锁定，你的 Dockerfile 用了 latest。', 'zh.house-rule'),
 ])
 def test_general_forms(text: str, pattern: str) -> None:
     assert hit(text) == CorrectionHit(pattern, "zh")
@@ -69,6 +81,31 @@ def test_general_forms(text: str, pattern: str) -> None:
     '可能是我理解错了，能讲讲 raft 的选主吗？',
     '好的，完美，就是这个',
     '升级到 go 1.22 以后 loopvar 有什么变化？',
+    # issue 13 (train6): a request at a later sentence start, 没有，<fact>, a supplied artefact, 没必要…就行
+    '我们这边接口一律返回 ISO 时间。写个查询工单的接口。',
+    '项目里不准用 lombok，帮我写用户实体类。',
+    '团队约定日志都走 stdout，给新的计费服务建一份 logback 配置。',
+    '没有，测试机上没有 GPU，先用 CPU 跑。',
+    '不是的，证书是运维那边签发的，不是我们自己生成。',
+    '外包交付的 SDK 里签名算法写错了，帮我封一层修正。',
+    '没必要做成插件，直接写死在 main 里就行。',
+    # issue 13 (train7): a rule, then new work at a later sentence (现在要新建…, 接下来给…做, 给…配一份, 你先…搭起来);
+    # a request opener without a measure word; advice reported from others; a question about the user's plan;
+    # somebody else's docs judged
+    '我们的规范是所有金额字段都用 decimal(18,2)。现在要新建一张退款流水表。',
+    '发布后的稿件链接不许再改，这是编辑部定的。接下来给专题页做一个聚合列表。',
+    '日志统一放在 /var/log/app/ 下面，按天切分。给对账服务配一份 logrotate。',
+    '所有设备上报都要带签名，这个是安全组要求的，新接的温控器你先把对接搭起来。',
+    '开发一个工时统计模块，不要用 ORM。',
+    '为什么网上都说不要用 float 存钱？',
+    '晚上跑全量同步会不会有问题？',
+    '支付宝开放平台的文档写得有问题，退款金额单位是分不是元，封装层按分来。',
+    '我们这边客户数据从来不硬删，只做软删除。账号注销的接口要加一下。',
+    '基础镜像一律按 digest 锁定。新的地理编码服务的 Dockerfile 麻烦出一份。',
+    '提醒一下，我们不用 moment.js，全部 date-fns。排班日历组件交给你了。',
+    '上游维护者说这个参数 3.2 就废弃了，把我们的配置迁到新参数上。',
+    '测试发现用两次优惠券的时候总额算错了，帮忙找下 bug。',
+    '老版本的导出脚本把时区搞错了，统一改成 UTC。',
 ])
 def test_hard_negatives(text: str) -> None:
     assert hit(text) is None
