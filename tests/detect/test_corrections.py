@@ -16,8 +16,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from self_improve.detect import corrections, corrections_model, patterns
-from self_improve.detect.corrections import CorrectionHit, detect_correction, detect_correction_by_patterns
+from self_improve.detect.corrections import CorrectionHit, detect_correction
 from self_improve.events import Prompt
+from tests.detect.pattern_hits import pattern_hit
 
 REPO = Path(__file__).resolve().parents[2]
 DATA = REPO / "tests" / "data" / "corrections.jsonl"  # the first 427 prompts (en, zh): all tune
@@ -184,7 +185,7 @@ def test_a_question_skips_question_prone_patterns_only() -> None:
     assert hit("This is the wrong file.") == CorrectionHit("en.wrong-thing", "en")
     assert hit("Why did you change the port?") == CorrectionHit("en.why-did-you", "en")
     # a dot inside a name ends no sentence: the question mark is this sentence's
-    assert detect_correction_by_patterns(Prompt("Неправильно ли использовать datetime.utcnow() в новом коде?", "s", "/p")) is None
+    assert pattern_hit("Неправильно ли использовать datetime.utcnow() в новом коде?") is None
 
 
 def test_long_prompts_are_read_at_their_ends_only() -> None:
@@ -481,7 +482,7 @@ def test_the_trainer_simulates_the_detector_exactly() -> None:
 
 def test_the_model_speaks_where_no_pattern_does_and_vetoes_a_leading_no() -> None:
     for row in bench.load()[:300]:
-        by_patterns = detect_correction_by_patterns(Prompt(row.text, "s", "/p"))
+        by_patterns = pattern_hit(row.text)
         found = hit(row.text)
         logit = corrections_model.correction_logit(corrections._normalise(row.text))
         if found is not None and found.pattern.endswith(".model"):
@@ -497,7 +498,7 @@ def test_the_model_speaks_where_no_pattern_does_and_vetoes_a_leading_no() -> Non
     ("No, that's the wrong bucket, prod is acme-prod.", False),  # a rejection of what it did
 ])
 def test_a_leading_no_that_answers_is_no_correction(text: str, answer: bool) -> None:
-    assert detect_correction_by_patterns(Prompt(text, "s", "/p")) == CorrectionHit("en.no", "en")
+    assert pattern_hit(text) == CorrectionHit("en.no", "en")
     logit = corrections_model.correction_logit(corrections._normalise(text))
     assert (logit < corrections_model.MODEL_NO_VETO) is answer
     assert (hit(text) is None) is answer

@@ -8,12 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from self_improve.detect.corrections import CorrectionHit, detect_correction_by_patterns
-from self_improve.events import Prompt
-
-
-def hit(text: str) -> CorrectionHit | None:
-    return detect_correction_by_patterns(Prompt(text, "session-1", "/tmp/project"))
+from self_improve.detect.corrections import CorrectionHit
+from tests.detect.pattern_hits import pattern_hit
 
 
 @pytest.mark.parametrize(
@@ -61,7 +57,7 @@ def hit(text: str) -> CorrectionHit | None:
     ],
 )
 def test_general_german_forms(text: str, pattern: str) -> None:
-    assert hit(text) == CorrectionHit(pattern, "de")
+    assert pattern_hit(text) == CorrectionHit(pattern, "de")
 
 
 @pytest.mark.parametrize(
@@ -101,4 +97,4 @@ def test_general_german_forms(text: str, pattern: str) -> None:
     ],
 )
 def test_german_hard_negatives(text: str) -> None:
-    assert hit(text) is None
+    assert pattern_hit(text) is None

@@ -5,13 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from self_improve.detect.corrections import detect_correction_by_patterns
-from self_improve.events import Prompt
-
-
-def pattern_of(text: str) -> str | None:
-    found = detect_correction_by_patterns(Prompt(text, "session-1", "/tmp/project"))
-    return found.pattern if found else None
+from self_improve.detect.corrections import CorrectionHit
+from tests.detect.pattern_hits import pattern_hit
 
 
 @pytest.mark.parametrize(
@@ -60,7 +55,7 @@ def pattern_of(text: str) -> str | None:
     ],
 )
 def test_new_english_families(text: str, pattern: str) -> None:
-    assert pattern_of(text) == pattern
+    assert pattern_hit(text) == CorrectionHit(pattern, "en")
 
 
 @pytest.mark.parametrize(
@@ -118,4 +113,4 @@ def test_new_english_families(text: str, pattern: str) -> None:
     ],
 )
 def test_english_hard_negatives(text: str) -> None:
-    assert pattern_of(text) is None
+    assert pattern_hit(text) is None

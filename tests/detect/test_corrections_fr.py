@@ -8,12 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from self_improve.detect.corrections import CorrectionHit, detect_correction_by_patterns
-from self_improve.events import Prompt
-
-
-def hit(text: str) -> CorrectionHit | None:
-    return detect_correction_by_patterns(Prompt(text, "session-1", "/tmp/project"))
+from self_improve.detect.corrections import CorrectionHit
+from tests.detect.pattern_hits import pattern_hit
 
 
 @pytest.mark.parametrize(
@@ -60,7 +56,7 @@ def hit(text: str) -> CorrectionHit | None:
     ],
 )
 def test_general_french_forms(text: str, pattern: str) -> None:
-    assert hit(text) == CorrectionHit(pattern, "fr")
+    assert pattern_hit(text) == CorrectionHit(pattern, "fr")
 
 
 @pytest.mark.parametrize(
@@ -112,4 +108,4 @@ def test_general_french_forms(text: str, pattern: str) -> None:
     ],
 )
 def test_french_hard_negatives(text: str) -> None:
-    assert hit(text) is None
+    assert pattern_hit(text) is None

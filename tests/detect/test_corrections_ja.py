@@ -6,12 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from self_improve.detect.corrections import CorrectionHit, detect_correction_by_patterns
-from self_improve.events import Prompt
-
-
-def hit(text: str) -> CorrectionHit | None:
-    return detect_correction_by_patterns(Prompt(text, "session-1", "/tmp/project"))
+from self_improve.detect.corrections import CorrectionHit
+from tests.detect.pattern_hits import pattern_hit
 
 
 @pytest.mark.parametrize(("text", "pattern"), [
@@ -48,7 +44,7 @@ def hit(text: str) -> CorrectionHit | None:
     ('これは壊れてるんじゃないですか。', 'ja.wrong'),
 ])
 def test_general_forms(text: str, pattern: str) -> None:
-    assert hit(text) == CorrectionHit(pattern, "ja")
+    assert pattern_hit(text) == CorrectionHit(pattern, "ja")
 
 
 @pytest.mark.parametrize("text", [
@@ -99,4 +95,4 @@ def test_general_forms(text: str, pattern: str) -> None:
     '計量器メーカー提供の SDK、単位の変換が全部ずれてる。補正テーブルを作りたい',
 ])
 def test_hard_negatives(text: str) -> None:
-    assert hit(text) is None
+    assert pattern_hit(text) is None

@@ -9,12 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from self_improve.detect.corrections import CorrectionHit, detect_correction_by_patterns
-from self_improve.events import Prompt
-
-
-def hit(text: str) -> CorrectionHit | None:
-    return detect_correction_by_patterns(Prompt(text, "session-1", "/tmp/project"))
+from self_improve.detect.corrections import CorrectionHit
+from tests.detect.pattern_hits import pattern_hit
 
 
 @pytest.mark.parametrize(
@@ -69,7 +65,7 @@ def hit(text: str) -> CorrectionHit | None:
     ],
 )
 def test_general_forms(text: str, pattern: str) -> None:
-    assert hit(text) == CorrectionHit(pattern, "ru")
+    assert pattern_hit(text) == CorrectionHit(pattern, "ru")
 
 
 @pytest.mark.parametrize(
@@ -136,4 +132,4 @@ def test_general_forms(text: str, pattern: str) -> None:
     ],
 )
 def test_hard_negatives(text: str) -> None:
-    assert hit(text) is None
+    assert pattern_hit(text) is None

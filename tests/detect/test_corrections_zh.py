@@ -6,12 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from self_improve.detect.corrections import CorrectionHit, detect_correction_by_patterns
-from self_improve.events import Prompt
-
-
-def hit(text: str) -> CorrectionHit | None:
-    return detect_correction_by_patterns(Prompt(text, "session-1", "/tmp/project"))
+from self_improve.detect.corrections import CorrectionHit
+from tests.detect.pattern_hits import pattern_hit
 
 
 @pytest.mark.parametrize(("text", "pattern"), [
@@ -56,7 +52,7 @@ def hit(text: str) -> CorrectionHit | None:
     ('基础镜像一律按 digest 锁定，你的 Dockerfile 用了 latest。', 'zh.house-rule'),
 ])
 def test_general_forms(text: str, pattern: str) -> None:
-    assert hit(text) == CorrectionHit(pattern, "zh")
+    assert pattern_hit(text) == CorrectionHit(pattern, "zh")
 
 
 @pytest.mark.parametrize("text", [
@@ -108,4 +104,4 @@ def test_general_forms(text: str, pattern: str) -> None:
     '老版本的导出脚本把时区搞错了，统一改成 UTC。',
 ])
 def test_hard_negatives(text: str) -> None:
-    assert hit(text) is None
+    assert pattern_hit(text) is None
