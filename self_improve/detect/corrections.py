@@ -29,8 +29,8 @@ Decisions on borderline forms (tests/data/corrections*.jsonl hold labelled examp
   "No, go ahead", "No, the old one can go", "No, not urgent") or nothing after it corrects
   anything (no negation, contrast, imperative of undoing, "that's", "I said"); likewise
   "Nein,", "Non,", "Não,", "Нет,", いや、.  Beyond those lists the model decides: a leading
-  "No," counts only where its log-odds reach MODEL_NO_VETO ("No, the printers are all Zebra"
-  answers; "No, the port is 8883, not 1883" corrects), except a bare "No." and "No, use X".
+  "No," counts only where its log-odds reach MODEL_NO_VETO ("No, the printer is a Zebra, so
+  ZPL" answers; "No, the port is 8883, not 1883" corrects), except a bare "No." and "No, use X".
 - A house rule in a prompt that opens as a request for new work ("Write a script ... Standard
   library only") is a constraint given up front, not a correction.  "No need to X" up
   front is an instruction; "no need for that" is a correction.
@@ -315,7 +315,7 @@ def detect_correction(prompt: Prompt) -> CorrectionHit | None:
     logit = model.correction_logit(text)
     if found is not None and logit < model.MODEL_NO_VETO and answers_can_veto(text):
         # A leading "No," answers a question as often as it rejects what the agent did ("No, the
-        # printers are all Zebra" / "No, the port is 8883, not 1883"): the words after it decide,
+        # printer is a Zebra, so ZPL" / "No, the port is 8883, not 1883"): the words after it decide,
         # and the model reads them better than a list of answers can. Another pattern may stand.
         found = _by_patterns(text, languages, skip_leading_no=True)
     if found is not None:
