@@ -40,10 +40,9 @@ Decisions on borderline forms (tests/data/corrections*.jsonl hold labelled examp
 - A pattern that also fits a genuine question ("is this the wrong file?", 应该用哪个库？)
   is skipped when its sentence ends with a question mark; "why did you ...?" is always one.
 
-Language: the prompt's script decides for zh (Han), ja (kana) and ru (Cyrillic); for Latin
-script, function words and accents score en, es, de, fr and pt.  Only the patterns of the
-likeliest language are tried (of every close one, and of all five for a short prompt without
-any function word), so "No, es un repo privado" never meets the English "No," pattern.
+Language (prompt_language.py): the prompt's script decides for zh, ja and ru, function words and
+accents for the Latin languages; only the patterns of the likeliest languages are tried, so "No,
+es un repo privado" never meets the English "No," pattern.
 
 Matching is on the case-folded prompt (str.casefold: ß is "ss"), with curly apostrophes
 straightened; of a long prompt only the first 2,000 and last 500 characters are read.  A
@@ -69,6 +68,7 @@ a literal are matched possessively.
 
 from __future__ import annotations
 
+from self_improve.detect import prompt_language
 from self_improve.events import Frozen
 
 TYPE_CHECKING = False
@@ -136,106 +136,6 @@ def needles(name: str) -> tuple[tuple[str, ...], ...]:
     index, table = _index(lang), _table(lang)
     groups = {n: (first, *rest) for n, first, rest in zip(index.NAMES, index.FIRST, table.REST, strict=True)}
     return groups.get(name, ())
-
-
-# ---- language -------------------------------------------------------------------------------------
-
-# Function words (case-folded), per language; a word several languages share ("no", "que",
-# "de") is in each of their sets.  Frozenset literals: built at import without a Python loop.
-_FUNCTION_WORDS: tuple[tuple[str, frozenset[str]], ...] = (
-    ("en", frozenset({
-        'the', 'you', 'your', "you're", "it's", "that's", 'this', 'that', 'is', 'are', 'was', 'were', 'and',
-        'to', 'of', 'it', 'i', "i'm", "i've", "don't", "didn't", "doesn't", "isn't", 'not', 'with', 'for',
-        'what', 'why', 'we', 'our', 'should', 'please', 'have', 'did', 'do', 'just', 'can', 'from', 'be',
-        'will', 'would', 'there', 'here', 'again', 'already', 'said', 'told', 'also', 'only', 'never',
-        'instead', 'they', 'my', 'me', 'an', 'on', 'at', 'if', 'so', 'but', 'or', 'use', 'wrong', "we're", "can't", "won't", "wasn't", 'no', 'a', 'thanks', 'thank', 'nothing', 'else', 'yes', 'yeah',
-        'ok', 'okay', 'sure', 'all', 'any', 'some', 'more', 'now', 'then', 'still', 'yet', 'one', 'up', 'out',
-        'get', 'got', 'need', 'want', 'like', 'could', 'must', 'its', "let's", 'sorry', 'nope', 'nah', 'yep',
-        'by', 'as', 'how', 'when', 'which', 'who', 'into', 'than', 'them', 'their', 'these', 'those', 'been',
-    })),
-    ("es", frozenset({
-        'el', 'los', 'las', 'es', 'está', 'esta', 'están', 'eso', 'esto', 'ya', 'te', 'lo', 'se', 'por',
-        'para', 'con', 'una', 'un', 'del', 'pero', 'como', 'más', 'muy', 'hay', 'aquí', 'aqui', 'también',
-        'dije', 'usa', 'usar', 'usamos', 'hace', 'falta', 'porque', 'qué', 'cuándo', 'desde', 'sin', 'sí',
-        'tú', 'mi', 'nos', 'nosotros', 'nunca', 'siempre', 'solo', 'sólo', 'todo', 'otra', 'vez',
-        'cambiaste', 'estoy', 'eres', 'quería', 'quiero', 'puedes', 'sigue', 'vale', 'deja', 'sale', 'hemos',
-        'has', 'he', 'ha', 'haz', 'añade', 'quita', 'pon', 'vuelve', 'no', 'que', 'de', 'a', 'la', 'me', 'y',
-        'tu',
-        'gracias', 'favor', 'oye', 'pues', 'bueno', 'nada', 'algo', 'mucho', 'hacer', 'tengo', 'tienes', 'puede',
-    })),
-    ("pt", frozenset({
-        'o', 'os', 'um', 'uma', 'é', 'não', 'nao', 'você', 'voce', 'isso', 'isto', 'já', 'eu', 'em', 'na',
-        'nos', 'do', 'da', 'dos', 'das', 'com', 'pra', 'pro', 'mas', 'tá', 'ta', 'aqui', 'porque', 'também',
-        'tambem', 'falei', 'disse', 'tem', 'foi', 'seu', 'sua', 'meu', 'minha', 'gente', 'só', 'tudo', 'vc',
-        'né', 'então', 'agora', 'ainda', 'depois', 'quando', 'onde', 'pode', 'faz', 'fazer', 'usa', 'usar',
-        'mais', 'muito', 'ficou', 'errado', 'certo', 'pelo', 'pela', 'ao', 'está', 'deixa', 'coloca', 'tira',
-        'volta', 'no', 'que', 'de', 'a', 'se', 'me', 'ja', 'tu',
-        'e', 'aos', 'num', 'numa', 'pros', 'pras', 'seus', 'suas', 'esse', 'essa', 'nós', 'valeu', 'obrigado',
-        'obrigada', 'beleza', 'sim', 'favor', 'por',
-    })),
-    ("fr", frozenset({
-        'le', 'les', 'des', 'du', 'un', 'une', 'est', 'pas', 'ne', 'je', 'tu', 'il', 'elle', 'nous', 'vous',
-        'on', "c'est", 'ce', 'ça', 'ca', 'qui', 'et', 'en', 'pour', 'avec', 'dans', 'sur', 'mais', 'ou',
-        'où', "j'ai", "t'as", "n'est", 'déjà', 'deja', 'dit', 'fait', 'faut', 'très', 'plus', 'bien',
-        'aussi', 'alors', 'donc', 'comme', 'tout', 'rien', 'jamais', 'toujours', 'utilise', 'moi', 'toi',
-        'mon', 'ton', 'ma', 'ta', 'mes', 'tes', 'au', 'aux', 'y', 'ai', 'as', 'été', 'était', 'suis', 'sont',
-        'peux', 'veux', "l'ai", "n'ai", "d'un", "qu'il", 'que', 'de', 'a', 'la', 'me',
-        'merci', 'oui', 'voilà', 'voila', 'vas-y', 'ok',
-    })),
-    ("de", frozenset({
-        'der', 'die', 'das', 'und', 'ist', 'nicht', 'ich', 'du', 'wir', 'ein', 'eine', 'einen', 'zu', 'mit',
-        'auf', 'für', 'fur', 'sie', 'bitte', 'den', 'dem', 'doch', 'schon', 'habe', 'hab', 'hast', 'hat',
-        'kein', 'keine', 'warum', 'wieso', 'aber', 'noch', 'auch', 'nur', 'immer', 'nie', 'niemals', 'wie',
-        'was', 'wer', 'wo', 'dass', 'dann', 'jetzt', 'mal', 'bei', 'uns', 'mir', 'dir', 'dich', 'mich',
-        'sind', 'war', 'wird', 'soll', 'sollte', 'muss', 'kann', 'nein', 'nee', 'gesagt', 'falsch',
-        'richtig', 'nochmal', 'da', 'hier', 'von', 'vom', 'zum', 'zur', 'im', 'am', 'um', 'oder', 'sondern',
-        'statt', 'gibt', 'geht', 'weil', 'es', 'so', 'ja',
-        'danke', 'alles', 'nichts', 'etwas',
-    })),
-)
-# Letters that only some of the Latin languages write.
-_LETTERS = {"ñ": "es", "¿": "es", "¡": "es", "ã": "pt", "õ": "pt", "ê": "pt fr", "â": "pt fr", "ô": "pt fr",
-            "ç": "pt fr", "è": "fr", "à": "fr pt", "ù": "fr", "î": "fr", "û": "fr", "ë": "fr", "ï": "fr",
-            "œ": "fr", "ä": "de", "ö": "de", "ü": "de", "í": "es pt", "ó": "es pt", "ú": "es pt", "á": "es pt"}
-_LATIN = ("en", "es", "pt", "fr", "de")
-_PUNCTUATION = str.maketrans({c: " " for c in ",.;:!?¿¡()[]{}\"`*<>/=|\\#@~^&+$%"})
-SHORT = 160  # below this, a prompt without a clear language is tried in every Latin language
-
-
-def _languages(text: str) -> tuple[str, ...]:
-    """The languages whose patterns to try, likeliest first (``text`` is case-folded)."""
-    if not text.isascii():
-        kana = han = cyrillic = 0
-        for char in set(text):
-            code = ord(char)
-            if 0x3040 <= code <= 0x30FF:
-                kana += 1
-            elif 0x4E00 <= code <= 0x9FFF or 0x3400 <= code <= 0x4DBF:
-                han += 1
-            elif 0x0400 <= code <= 0x04FF:
-                cyrillic += 1
-        if kana >= 2:
-            return ("ja",)
-        if han >= 2:
-            return ("zh",)
-        if cyrillic >= 3:
-            return ("ru",)
-    scores = dict.fromkeys(_LATIN, 0)
-    for word in text[:600].translate(_PUNCTUATION).split():
-        for lang, vocabulary in _FUNCTION_WORDS:
-            if word in vocabulary:
-                scores[lang] += 1
-    if not text.isascii():
-        for char in set(text) & _LETTERS.keys():
-            for lang in _LETTERS[char].split():
-                scores[lang] += 2
-    best = max(scores.values())
-    if best == 0:
-        return _LATIN if len(text) < SHORT else ("en",)
-    # Every language within reach of the best one, likeliest first ("en" wins a tie).
-    floor = best - 1 if len(text) < SHORT else best * 0.75
-    close = [lang for lang in _LATIN if scores[lang] >= floor and scores[lang] > 0]
-    return tuple(sorted(close, key=lambda lang: -scores[lang]))
 
 
 # ---- matching -------------------------------------------------------------------------------------
@@ -306,7 +206,7 @@ def detect_correction(prompt: Prompt) -> CorrectionHit | None:
     text = _normalise(prompt.text or "")
     if not text.strip():
         return None
-    languages = _languages(text)
+    languages = prompt_language.languages(text)
     found = _by_patterns(text, languages)
     if found is not None and not is_leading_no(found.pattern):
         return found  # the model is asked only about a leading "No," and where no pattern matched
@@ -340,7 +240,7 @@ def answers_can_veto(text: str) -> bool:
     """Can the model's veto of a leading "No," apply to ``text`` (case-folded)? Not to a bare
     "No." / "Nein!" (nothing after it for the model to read), nor to "No, use X" (the replacement
     of what the agent did: the decision of this module's docstring)."""
-    words = text.translate(_PUNCTUATION).split()
+    words = text.translate(prompt_language.PUNCTUATION).split()
     if _USE.intersection(words[1:3]) or any(verb in text[:40] for verb in _USE_JA):
         return False
     # Japanese writes no spaces: いや、 and what follows it are one "word"
@@ -351,7 +251,7 @@ def detect_correction_by_patterns(prompt: Prompt, skip_leading_no: bool = False)
     """detect_correction without the model (for its training and the benchmarks); with
     ``skip_leading_no``, what it falls back on when the model vetoes a leading "No,"."""
     text = _normalise(prompt.text or "")
-    return _by_patterns(text, _languages(text), skip_leading_no) if text.strip() else None
+    return _by_patterns(text, prompt_language.languages(text), skip_leading_no) if text.strip() else None
 
 
 GRAMS_FROM = 300  # from this length on, a needle is looked up in the text's 3-grams first

@@ -342,25 +342,6 @@ def test_hard_negatives_in_each_language(text: str) -> None:
 
 # ---- the language -----------------------------------------------------------------------------------
 
-
-@pytest.mark.parametrize(
-    ("text", "languages"),
-    [
-        ("please refactor the parser and keep the tests green", ("en",)),
-        ("帮我把这个函数重构一下", ("zh",)),
-        ("この関数をリファクタリングして", ("ja",)),
-        ("Перепиши этот модуль", ("ru",)),
-        ("Por favor, refactoriza el parser y mantén los tests en verde", ("es",)),
-        ("Bitte refaktoriere den Parser und halte die Tests grün", ("de",)),
-        ("Refactorise le parseur et garde les tests au vert, s'il te plaît", ("fr",)),
-        ("Por favor, refatora o parser e mantém os testes passando", ("pt",)),
-        ("lgtm", ("en", "es", "pt", "fr", "de")),  # no function word, short: every Latin language
-    ],
-)
-def test_the_language_decides_which_patterns_are_tried(text: str, languages: tuple[str, ...]) -> None:
-    assert corrections._languages(corrections._normalise(text)) == languages
-
-
 def test_the_hit_names_the_prompts_language() -> None:
     # "No," is read in the prompt's language: a Spanish answer is not an English correction
     assert hit("No, es un repo privado, así que usa la URL SSH.") is None
