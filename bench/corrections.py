@@ -22,6 +22,11 @@ The labelled prompts (each row ``{"text", "label", "lang", "family", "split"}``)
 - tests/data/corrections_train7.jsonl: 1,208 prompts like those of train6, in other domains and
   shapes (long prompts mixing a rule, context and a request; quoted review comments; pasted
   stack traces; bullet lists), all ``tune`` (scored before any tuning on them: P 0.836, R 0.945).
+- tests/data/corrections_train8.jsonl: 1,200 prompts, 150 per language: corrections of the
+  families the patterns missed most on calib (facts with no judgement word, hedged, what the
+  agent did named, after praise, reproachful questions, house rules) and hard negatives shaped
+  like them (answers, rules and facts given up front, errors discussed, third parties), all
+  ``tune`` (scored before any tuning on them: P 0.909, R 0.752).
 - tests/data/corrections_calib.jsonl: prompts of still other domains, split ``calib``: the
   model is fitted on them too, but no pattern is written against them (their misses are never
   listed), so the model's cut-offs are chosen on them (bench/train_corrections_model.py). Its
@@ -63,7 +68,8 @@ DATA_DIR = ROOT / "tests" / "data"
 DEFAULT_DATA = (DATA_DIR / "corrections.jsonl", DATA_DIR / "corrections_multilingual.jsonl",
                 DATA_DIR / "corrections_train2.jsonl", DATA_DIR / "corrections_train3.jsonl",
                 DATA_DIR / "corrections_train5.jsonl", DATA_DIR / "corrections_train6.jsonl",
-                DATA_DIR / "corrections_train7.jsonl", DATA_DIR / "corrections_calib.jsonl")
+                DATA_DIR / "corrections_train7.jsonl", DATA_DIR / "corrections_train8.jsonl",
+                DATA_DIR / "corrections_calib.jsonl")
 # Held out from everything above (never read by the trainer, never tuned on): score it with
 # ``bench/corrections.py --split fresh --wrong none tests/data/corrections_fresh.jsonl``.
 FRESH_DATA = DATA_DIR / "corrections_fresh.jsonl"

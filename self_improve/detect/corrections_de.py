@@ -76,6 +76,28 @@ PATTERNS: tuple[Row, ...] = (
     ("de.stop-more", r"\b(?:schluss|genug) mit (?:dem|den|der|diesem|diesen|dieser|deinem|deinen|deiner)\b|^[^\S\n]*+schluss mit\b", False),
     ("de.instead-more", r"(?:^|[.!;:])[^\S\n]*+bitte (?:ein |eine |einen |den |die |das )?[\w.`-]+(?: [\w.`-]+)? (?:statt|anstatt|anstelle von)\b|^[^\S\n]*+(?:statt|anstatt) [^,.?!\n]{1,60}? zu \w+\s*+,|^[^\S\n]*+(?:lieber |besser )?[\w.`-]+(?: [\w.`-]+)? (?:statt|anstatt) [\w.`-]+\s*+(?:[,.!]|$)", True),
     ("de.still-more", r"\bnach (?:deinem|deiner|deinen) (?:fix|patch|änderung|aenderung|änderungen|commit|umbau|refactoring|update|korrektur|anpassung|edit)\b" + _S + r"{0,60}?\b(?:weiterhin|immer noch|noch immer|trotzdem|nach wie vor|genauso|schon wieder)\b|\b(?:stürzt|stuerzt|crasht|friert|hängt|haengt|bricht|scheitert|failt|schlägt|schlaegt) (?:\w+ ){0,3}?(?:immer noch|noch immer|weiterhin|nach wie vor|schon wieder)\b", False),
+    # --- issue 13 (round 5): the agent's work in the present tense, facts "A, nicht B", rule then
+    # the agent's deviation, hedged openers, reproach questions, praise then a flaw
+    # what the agent's change does now ("Dein Patch zählt ... doppelt", "du legst sie im Klartext ab",
+    # "damit löschst du ...", "mit deiner Änderung ..."): you-did in the present tense
+    ("de.you-now", r"\b(?:dein|deine|deinem|deinen|deiner) (?:neue[rsnm]? )?[\w.`:/()-]++" + _S + r"{0,40}?\b(?:zählt|zaehlt|stellt|setzt|schreibt|pollt|rechnet|lässt|laesst|legt|erzeugt|löscht|loescht|überschreibt|ueberschreibt|ignoriert|umgeht|hebelt|öffnet|oeffnet|schickt|sendet|startet|fängt|faengt|verschluckt|sperrt|rollt|exportiert|filtert|rundet|verdoppelt|dupliziert|blockiert|entfernt|vertauscht|verwirft|zerstört|zerstoert|bricht|crasht|ersetzt|holt|lädt|laedt)\b(?!" + _S + r"{0,30}?\b(?:richtig|korrekt|sauber|perfekt|wie gewünscht|wie gewuenscht|wie erwartet)\b)"
+     r"|(?<!wenn )(?<!falls )(?<!dass )(?<!bevor )(?<!sobald )(?<!damit )(?<!ob )(?<!wie )\bdu (?:\w+ )?(?:rechnest|legst|schneidest|exportierst|fängst|faengst|überschreibst|ueberschreibst|sperrst|löschst|loeschst|schreibst|speicherst|ignorierst|umgehst|erzeugst|schickst|öffnest|oeffnest|startest|zählst|zaehlst|rundest|pollst|lädst|laedst|vertauschst|verwechselst|verschluckst|entfernst|zerstörst|zerstoerst|gehst von|mischst|hardcodest)\b"
+     r"|\b(?:löschst|loeschst|überschreibst|ueberschreibst|fängst|faengst|ignorierst|umgehst|sperrst|schneidest|verschluckst|zerstörst|zerstoerst|vertauschst|verwechselst|rechnest) du\b"
+     r"|\b(?:mit|seit|durch|wegen) (?:deiner|deinem|deinen) (?:änderung|aenderung|änderungen|aenderungen|commit|patch|pr|refactoring|umbau|migration|version|anpassung)\b|\bkommt (?:\w+ )?von (?:deinem|deiner|deinen)\b"
+     r"|\b(?:den|die|das) du (?:\w+ ){0,3}?\w+ hast,\s*+(?:zählt|zaehlt|stellt|setzt|schreibt|pollt|rechnet|lässt|laesst|legt|erzeugt|löscht|loescht|überschreibt|ueberschreibt|ignoriert|umgeht|öffnet|oeffnet|schickt|sendet|startet|sperrt|bricht|crasht|blockiert|macht|zeigt|läuft|laeuft)\b"
+     r"|\bdamit (?!(?:kannst|könntest|koenntest|sollst|musst|darfst|willst|hast|bist|wirst|weisst)\b)\w+st du\b", True),
+    # a fact given against what the agent wrote: "A, nicht B" / "A und nicht B" / "A, kein B" after a verb of state
+    ("de.fact-not", r"(?:^|(?<=[.!;:\n]))[^\S\n]*+[^.?!\n,]{3,60}?\b(?:ist|sind|heisst|heissen|liegt|liegen|läuft|laufen|laeuft|spricht|sprechen|nimmt|nehmen|erwartet|erwarten|braucht|brauchen|beträgt|betraegt|betragen|liest|lesen|misst|messen|gilt|gelten|kommt|kommen|hat|haben|geht|gehen|zählt|zaehlt|will|wollen)\b[^.?!\n]{1,50}?(?:,|\bund)\s*+(?:nicht|kein|keine|keinen)\s++(?!(?:mehr|nötig|noetig|wahr|schlimm|so|ganz|sicher|wirklich|eilig|problem|thema|stress|ahnung|idee|grund|nur|immer|alle|jede[rsnm]?|bei|beim|für|fuer|wegen|um|zu|weil|dass|wie|was|das|die|der|den|dem|des|ein|eine|einen|du|ich|wir|man|es|er|sie|mit|auf|vom|von|unter|vor|gleich|sofort|jetzt|heute|morgen|vergessen|anfassen|ändern|aendern)\b)[\w`'\"±.°-]"
+     r"|\bgibt(?:'s| es) (?:bei|in|unter|für|fuer|mit) [\w.` -]{1,25}? (?:nicht|nicht mehr|gar nicht)\b|\b(?:gibt es|gibts|gibt's) (?:erst|nur) (?:ab|seit|mit)\b"
+     r"|\b(?:in|seit|mit|ab) (?:[\w.-]+ )?v?\d+(?:\.\d+)*\b" + _S + r"{0,20}?\bwurde\b" + _S + r"{0,40}?\b(?:entfernt|gestrichen|abgeschafft|rausgeworfen|ersetzt|umbenannt)\b", True),
+    # a house rule, then what the agent did against it ("Kennzeichen nur gehasht, du legst sie im Klartext ab")
+    ("de.rule-then-you", r"\b(?:in diesem repo|in unserem repo|bei uns|im team|nichts|nix|nur|nie|niemals|kein|keine|keinen|immer|ausschliesslich|grundsätzlich|grundsaetzlich|maximal|höchstens|hoechstens|unveränderlich|unveraenderlich)\b[^\n]{0,80}?(?:[.,;:]|\bund\b|\baber\b)[^\S\n]*+(?:(?:und|aber|trotzdem|doch|jetzt|nur)\s++)*(?:du (?!(?:kannst|könntest|koenntest|sollst|solltest|musst|darfst|willst|brauchst|weisst|wirst|bist|findest|siehst|kennst|bekommst|kriegst|hast (?:zugriff|recht|rechte))\b)\w+|(?:das|den|die|es|sie|ihn) hast du\b|deine?[mnrs]? (?!(?:aufgabe|frage|idee|ansatz)\b)[\w.`:/-]+ (?!(?:ist gut|passt|sieht)\b)\w+|(?:der|die|das|den) [\w.`:/-]+,? (?:den|die|das) du)", True),
+    # polite or hedged disagreement ("Wäre es nicht sicherer ...", "vielleicht eher ...", "ich fände es besser")
+    ("de.hedged-3", r"\b(?:wäre|waere) es nicht (?:\w+er|klüger|klueger)\b|\b(?:vielleicht|eventuell|evtl\.?) (?:doch )?(?:eher|lieber|besser)\b|\bich (?:fände|faende|fänd|faend) es (?:\w+er|klüger|klueger|schöner|schoener)\b|\b(?:fände|faende) ich (?:\w+er|klüger|schöner)\b|\büberzeugt mich (?:noch |so |irgendwie |ehrlich gesagt )*nicht\b|\bueberzeugt mich (?:noch |so )*nicht\b|\bich (?:würde|wuerde|hätte|haette)\b" + _S + r"{0,60}?\beher\b|\bgeht (?:das|es) nicht (?:auch )?(?:ohne|einfacher|simpler|kürzer|kuerzer)\b|\bbrauchen wir (?:wirklich|echt|tatsächlich|tatsaechlich) (?:ein|eine|einen|den|die|das|noch|zwei|drei)\b|\boder (?:täusche|taeusche|irre) ich mich\b|\bich (?:würde|wuerde) (?:das|es|den|die) (?:\w+ )?ungern\b", False),
+    # reproach questions not of the form "warum hast du" ("Seit wann speichern wir ...", "Wer hat nach ... gefragt")
+    ("de.reproach-4", r"\bseit wann \w+ (?:wir|du|man)\b|\bwer hat (?:denn |bitte |eigentlich |überhaupt |ueberhaupt )*(?:nach|um) \w+" + _S + r"{0,40}?\b(?:gefragt|gebeten|verlangt)\b|\bwer hat (?:denn |bitte |eigentlich )*(?:entschieden|beschlossen|gesagt),? dass\b|\b(?:und )?wo (?:genau |denn |bitte )+steht\b|\bwas (?:hat|haben) (?:ein|eine|einen|der|die|das|dein|deine|dieser|diese|dieses|so ein|so eine)\b" + _S + r"{0,50}?\bverloren\b|\bwozu\b" + _S + r"{0,60}?(?:\bauf einmal\b|\bplötzlich\b|\bploetzlich\b|\bneuerdings\b|\?\?)|^[^\S\n]*+muss (?:das|der|die|es) (?:echt|wirklich|denn) (?:bei )?jede[snm]? ", False),
+    # praise, then a flaw ("Gute Arbeit! Ein Haken: ...", "Prima. Eine Kleinigkeit stört mich", "bis auf eine Sache")
+    ("de.praise-flaw", r"^[^\S\n]*+(?:schön|schoen|super|gut|sehr gut|gute arbeit|top|klasse|prima|perfekt|danke|passt|cool|toll|nice|schick|sauber|sieht \w+ aus|läuft|laeuft|ordentlich)\b[^\n]{0,100}?\b(?:(?:ein|einen|der|kleiner|einziger) haken(?:\s*+:|\s++(?:ist|dabei|gibt's|gibt es)\b)|kleinigkeit (?:stört|stoert)|(?:was|eins|eine sache|etwas) (?:mir )?(?:nicht gefällt|nicht gefaellt|stört|stoert)|bis auf (?:eine|zwei|die) (?:sache|kleinigkeit|ding|punkt)|wobei (?:der|die|das|dein|deine|du)\b)|\b(?:ist|sind|sieht|läuft|laeuft) (?:\w+ )?(?:top|super|gut|klasse|prima|schön|schoen|sauber|okay|ok),\s*+(?:nur|aber|allerdings)\s++(?!(?:noch|bitte|jetzt|mach|bau|füg|fueg|kannst|könntest|koenntest|ich|eine frage|auch|zuerst|erst)\b)", False),
 )
 
 _DISCUSSING_DE = r"\b(?:behebe|beheb|fix|fixe|korrigier|korrigiere|repariere|schau|prüf|pruef|füg|fueg|bau|mach|kannst du|könntest du|koenntest du|hilf|finde|warum|wieso|wie|was|kunde|kunden|nutzer|user|anbieter|doku|dokumentation|kollege|kollegin|jemand|das team|alte|alter|alten|dienstleister)\b"
@@ -122,8 +144,12 @@ UNLESS: dict[str, str] = {
     "de.reproach-more2": _UPFRONT_ANY_DE,
     # after a leading "Nein," the model decides whether the rest answers or corrects ("Nein, die
     # Schlüssel liegen im Vault, nicht in Env-Variablen" answers): "ist A, nicht B" must not overrule it
-    "de.fact-3": _UPFRONT_DE + "|" + _THIRD_PARTY_DE + r"|^[^\S\n]*+(?:nein|nee|nö|noe|nope)[\s,.!;:]",
-    "de.instead-more": _UPFRONT_DE, "de.wrong-more": _THIRD_PARTY_DE, "de.hedge-formula": _THIRD_PARTY_DE, "de.hedge-weak": _THIRD_PARTY_DE, "de.still-more": _THIRD_PARTY_DE,
+    "de.fact-3": _UPFRONT_DE + "|" + _NEW_WORK_DE + "|" + _THIRD_PARTY_DE + r"|^[^\S\n]*+(?:nein|nee|nö|noe|nope)[\s,.!;:]",
+    "de.instead-more": _UPFRONT_DE,
+    # round 5: a new request's rule or fact, somebody else's work, an answer "Nein, <fact>" (the model decides)
+    "de.you-now": _UPFRONT_ANY_DE + "|" + _THIRD_PARTY_JUDGED_DE,
+    "de.fact-not": _UPFRONT_ANY_DE + "|" + _THIRD_PARTY_DE + r"|^[^\S\n]*+(?:nein|nee|nö|noe|nope)[\s,.!;:]",
+    "de.rule-then-you": _UPFRONT_ANY_DE + "|" + _NO_FACT_DE, "de.hedged-3": _THIRD_PARTY_DE, "de.wrong-more": _THIRD_PARTY_DE, "de.hedge-formula": _THIRD_PARTY_DE, "de.hedge-weak": _THIRD_PARTY_DE, "de.still-more": _THIRD_PARTY_DE,
 }
 # "No, it can go", "No, not urgent": an answer to the agent's question, not a correction (issue 13).
 UNLESS_AT: dict[str, str] = {"de.no": r"^[^\S\n]*(?:nein|nee|nö|noe|nope)[\s,.!;:\u2014\u2013-]++(?:[^.?!\n]|\.(?=\S)){0,50}?(?:\b|(?<=\s))(?:kann weg|k[öo]nnen weg|kann bleiben|nicht eilig|keine eile|kein thema|kein problem|kein stress|(?:hab|habe|hatte) ich (?:noch |bisher |selbst |auch )?(?:nicht|nie)\b(?! (?:gesagt|verlangt|gemeint|gewollt|gebeten|geschrieben|gefragt)\b)|ruft (?:ihn |sie |es )?keiner|nutzt (?:ihn |sie |es )?keiner|ist (?:privat|[öo]ffentlich)|\b(?:darf|d[üu]rfen|kann|kannst|k[öo]nnen)\b(?!\s+(?:nicht|kein))|leg los|nur zu|mach ruhig)|^[^\S\n]*(?:nein|nee|nö|noe|nope)[\s,.!;:\u2014\u2013-]++(?=\S)(?!(?s:.){0,300}?(?:\bnicht\b|\bkein|\bnie\b|\bsondern\b|\bstatt\b|\bfalsch\b|\bzurück|\brückgängig|\blass\b|\bbehalt|\bhör\b|\bdas ist\b|\bdas war\b|\bich (?:sagte|meinte|wollte|hab|habe)\b|\bsoll|\bmuss\b|\bnein\b|\bnee\b|\baber\b|\bbricht|\bkaputt|\bnimm\b|\bwir \w+\b|\bnur\b|!|\b(?:der|die|das) [\w.`-]+ (?:ist|sind|war|liegt|gehört)\b|\bwieder\b))|" + _NO_FACT_DE}
@@ -246,6 +272,22 @@ REST = (
     ),
     (  # de.still-more
         ('weiterhin', 'immer noch', 'noch immer', 'nach deinem ', 'nach deinen ', 'nach deiner ', 'nach wie vor', 'schon wieder'),
+    ),
+    (  # de.you-now
+        ('dein ', 'legst', 'lädst', 'damit ', 'deine ', 'fängst', 'laedst', 'pollst', 'zählst', 'das du ', 'deinem ', 'deinen ', 'deiner ', 'den du ', 'die du ', 'faengst', 'löschst', 'mischst', 'rundest', 'sperrst', 'umgehst', 'zaehlst', 'öffnest', 'erzeugst', 'loeschst', 'oeffnest', 'rechnest', 'schickst', 'startest', 'entfernst', 'gehst von', 'schreibst', 'zerstörst', 'hardcodest', 'ignorierst', 'schneidest', 'speicherst', 'von deinem', 'von deinen', 'von deiner', 'zerstoerst', 'exportierst', 'vertauschst', 'verschluckst', 'verwechselst'),
+    ),
+    (  # de.fact-not
+        ('kein', 'nicht', 'ersetzt', 'entfernt', 'umbenannt', 'gestrichen', "gibt's in ", 'gibts nur ', 'abgeschafft', 'gibt es in ', "gibt's bei ", "gibt's für ", "gibt's mit ", "gibt's nur ", 'gibts erst ', 'gibt es bei ', 'gibt es für ', 'gibt es mit ', 'gibt es nur ', "gibt's erst ", "gibt's fuer ", 'rausgeworfen', 'gibt es erst ', 'gibt es fuer ', "gibt's unter ", 'gibt es unter '),
+    ),
+    (  # de.rule-then-you
+    ),
+    (  # de.hedged-3
+    ),
+    (  # de.reproach-4
+        ('wozu', 'verloren', 'wer hat ', 'denn steht', 'seit wann ', 'bitte steht', 'genau steht', 'gesagt dass', 'gesagt, dass', 'muss es denn ', 'muss es echt ', 'muss das denn ', 'muss das echt ', 'muss der denn ', 'muss der echt ', 'muss die denn ', 'muss die echt ', 'beschlossen dass', 'entschieden dass', 'beschlossen, dass', 'entschieden, dass', 'muss es wirklich ', 'muss das wirklich ', 'muss der wirklich ', 'muss die wirklich '),
+    ),
+    (  # de.praise-flaw
+        ('ist ', 'sind ', 'stört', 'läuft ', 'sieht ', 'stoert', 'laeuft ', 'wobei du', 'der haken', 'ein haken', 'wobei das', 'wobei der', 'wobei die', 'wobei dein', 'einen haken', 'kleiner haken', 'nicht gefällt', 'einziger haken', 'nicht gefaellt', 'bis auf die ding', 'bis auf die punkt', 'bis auf die sache', 'bis auf eine ding', 'bis auf zwei ding', 'bis auf eine punkt', 'bis auf eine sache', 'bis auf zwei punkt', 'bis auf zwei sache', 'bis auf die kleinigkeit', 'bis auf eine kleinigkeit', 'bis auf zwei kleinigkeit'),
     ),
 )
 # ---- end of other needle groups -----------------------------------------------------------------

@@ -85,12 +85,12 @@ def test_the_split_is_a_hash_of_the_text_assigned_up_front() -> None:
 # tuned and the model fitted on these prompts, so they are in-sample; bench/corrections.py
 # reports dev, the held-out estimate (and honest figures on fresh batches are in its report).
 TUNE = {
-    "en": (586, 1, 1, 686), "zh": (515, 1, 0, 628), "es": (446, 0, 0, 538), "de": (455, 0, 0, 545),
-    "fr": (461, 0, 0, 547), "ja": (461, 0, 2, 558), "pt": (451, 1, 0, 553), "ru": (440, 0, 0, 551),
+    "en": (646, 1, 1, 776), "zh": (575, 0, 0, 719), "es": (506, 0, 0, 628), "de": (515, 1, 0, 634),
+    "fr": (521, 0, 0, 637), "ja": (521, 0, 2, 648), "pt": (511, 1, 0, 643), "ru": (500, 0, 0, 641),
 }
 TUNE_PATTERNS_ALONE = {
-    "en": (559, 3, 28, 684), "zh": (465, 1, 50, 628), "es": (421, 3, 25, 535), "de": (420, 0, 35, 545),
-    "fr": (431, 2, 30, 545), "ja": (420, 0, 43, 558), "pt": (402, 6, 49, 548), "ru": (411, 0, 29, 551),
+    "en": (632, 3, 15, 774), "zh": (554, 0, 21, 719), "es": (475, 3, 31, 625), "de": (495, 4, 20, 631),
+    "fr": (500, 6, 21, 631), "ja": (508, 0, 15, 648), "pt": (462, 5, 49, 639), "ru": (489, 0, 11, 641),
 }
 # Every prompt of tune the detector gets wrong: (language, what it says, pattern).
 TUNE_WRONG = {
@@ -98,8 +98,8 @@ TUNE_WRONG = {
     ('ja', 'いいえ、ポートは 8080 です', None),
     ('ja', 'utils2.py って何？', None),
     ('en', 'No, the tiles are served by a separate nginx, not by the app.', 'en.not-y'),
-    ('zh', '就几百个大棚探头的坐标，上 PostGIS 是不是有点杀鸡用牛刀？', 'zh.general'),
     ('pt', 'Não, a bilhetagem roda em Oracle 19c. Postgres a gente não usa.', 'pt.general-3'),
+    ('de', 'Nein, ELSTER-Zertifikate haben die Nutzer selbst, wir speichern keine.', 'de.house'),
 }
 
 

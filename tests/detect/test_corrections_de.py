@@ -54,6 +54,26 @@ from tests.detect.pattern_hits import pattern_hit
         ("Wir committen nie direkt auf main, mach bitte einen Branch.", "de.house"),
         ("Nein nein, das Timeout ist in Sekunden, nicht in Millisekunden.", "de.no"),
         ("Nein, die Zeitzone ist falsch, du rechnest in UTC.", "de.no"),
+        # round 5: the agent's change in the present tense
+        ("Dein Backup-Skript überschreibt jede Nacht das Archiv vom Vortag.", "de.you-now"),
+        ("Im Importer verschluckst du die Zeilen mit leerem Datum.", "de.you-now"),
+        ("Mit deiner Änderung ist der Warenkorb nach dem Login leer.", "de.you-now"),
+        ("Der Webhook, den du eingerichtet hast, sendet jede Bestellung dreimal.", "de.you-now"),
+        # round 5: a fact against what the agent wrote, "A, nicht B"
+        ("Die Kamera spricht RTSP, kein HLS.", "de.fact-not"),
+        ("Den Parameter `--dry` gibt es bei rsync nicht.", "de.fact-not"),
+        ("In Django 4.0 wurde `force_text` entfernt.", "de.fact-not"),
+        ("`zoneinfo` gibt es erst ab Python 3.9.", "de.fact-not"),
+        # round 5: a house rule, then the agent's deviation
+        ("Ohne Ticketnummer kein Commit, deine Messages haben keine.", "de.rule-then-you"),
+        # round 5: hedged, reproach, praise then a flaw
+        ("Wäre es nicht robuster, das Timeout konfigurierbar zu machen?", "de.hedged-3"),
+        ("Ich würde den Cache eher pro Mandant anlegen.", "de.hedged-3"),
+        ("Geht das nicht auch ohne zweite Datenbank?", "de.hedged-3"),
+        ("Vielleicht eher ein Enum als drei Booleans?", "de.hedged-3"),
+        ("Seit wann committen wir Build-Artefakte?", "de.reproach-4"),
+        ("Wozu auf einmal ein eigener HTTP-Server?", "de.reproach-4"),
+        ("Gute Arbeit! Einziger Haken: die Suche ignoriert jetzt Umlaute.", "de.praise-flaw"),
     ],
 )
 def test_general_german_forms(text: str, pattern: str) -> None:
@@ -94,6 +114,14 @@ def test_general_german_forms(text: str, pattern: str) -> None:
         "Nein, das Lager hat keine eigene API, die Bestände kommen per FTP.",
         "Wichtig: Preise speichern wir bei uns ausschliesslich in Cent. Aufgabe: Schreib das Modul für Rabatte.",
         "Bestellungen exportieren wir immer als UTF-8; mach den CSV-Export für die Buchhaltung fertig.",
+        # round 5: the agent's work praised, a rule then what the user's helper is, a fact for a new task
+        "Deine Lösung rechnet jetzt richtig, danke!",
+        "Bei uns läuft alles auf Kubernetes, du brauchst also einen Helm-Chart.",
+        "Die Sensoren laufen mit 3,3 V und nicht mit 5 V, bau den Treiber dafür.",
+        "Wenn du die Datei überschreibst, leg vorher ein Backup an.",
+        "Danke! Ein Haken fehlt noch in der Checkbox-Liste, füg ihn bitte hinzu.",
+        "Seit wann läuft der Export schon so langsam?",
+        "Die API liefert Sekunden, nicht Millisekunden; schreib den Timeout-Helper.",
     ],
 )
 def test_german_hard_negatives(text: str) -> None:

@@ -52,6 +52,20 @@ from tests.detect.pattern_hits import pattern_hit
         ("The refund call takes an amount in cents, not euros, your client sends euros.", "en.factual-2"),
         ("No, the port is 8883, not 1883.", "en.no"),
         ("We always pin the base image by digest. Your Dockerfile for the new geocoder uses latest.", "en.house-always"),
+        # issue 13 (train8): what the agent made named as the problem, a fact then what the agent did,
+        # hedges and reproach of other shapes
+        ("Payouts settle in T+2 here, your reconciler assumes same-day.", "en.yours-does"),
+        ("the cron you added writes to the shared volume every minute", "en.yours-does"),
+        ("The page size caps at 500 rows, not 1000 like your comment says.", "en.yours-does"),
+        ("The carrier code is the IATA one, you're using ICAO everywhere.", "en.yours-does"),
+        ("Hmm, I don't think your backoff resets after a success.", "en.hedged"),
+        ("maybe safer to keep the legacy endpoint until the kiosks update", "en.hedged-2"),
+        ("how is muting the alarm a solution", "en.reproach"),
+        ("ledger rows are never updated, only appended.", "en.house-frame"),
+        ("Seat numbers are printed row first; you're using column first.", "en.yours-does"),
+        ("the axes you picked are flipped", "en.yours-does"),
+        ("Godot calls it _process, not update.", "en.factual-2"),
+        ("requests dropped the `verify_ssl` flag long ago, it's verify", "en.factual-2"),
     ],
 )
 def test_new_english_families(text: str, pattern: str) -> None:
@@ -110,6 +124,17 @@ def test_new_english_families(text: str, pattern: str) -> None:
         "Heads up: the HR team only accepts payroll files in SEPA XML, not CSV. I need an exporter for the March run.",
         "No more global state in the CMS plugins, that's the rule since last quarter. Start the new SEO plugin.",
         "The upstream maintainers say the flag was deprecated in 3.2; migrate our config to the new one.",
+        # issue 13 (train8): a fact or a rule for new work, "No, <fact>", somebody's feed judged
+        "Payouts settle in T+2 here, so write the reconciler to expect that.",
+        "The feed is paginated, you read `next` from the header. Write the client for it.",
+        "this deletes files older than 30 days, can you make it keep the last 5?",
+        "v5 removed the sync client, use the async one in our uploader",
+        "When your script writes the report, put it in /out",
+        "Ensure your migration drops the temp table at the end",
+        "Upstream removed ledcSetup, you have to use ledcAttach, so port our firmware",
+        "no, all our depots run the same scanner firmware",
+        "the county's election feed gives precinct names in caps, which is just wrong",
+        "A full ORM feels like overkill here. Write the three queries with sqlite3.",
     ],
 )
 def test_english_hard_negatives(text: str) -> None:

@@ -88,3 +88,43 @@ def test_new_spanish_families(text: str, pattern: str) -> None:
 )
 def test_spanish_hard_negatives(text: str) -> None:
     assert pattern_hit(text) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "pattern"),
+    [
+        # round 5: a value set against the agent's, reproachful questions, hedged doubt, what the
+        # agent's change does, a rule then the agent's work that breaks it
+        ("El bucket de logs está en eu-west-1, no en us-east-1.", "es.fact-contrast"),
+        ("¿Desde cuándo metemos credenciales en el Dockerfile?", "es.reproach-4"),
+        ("¿Y quién te ha pedido que cambies el proveedor de SMS?", "es.reproach-4"),
+        ("¿En qué momento dije que había que borrar la caché?", "es.reproach-4"),
+        ("¿Por qué demonios hay un print en el handler de pagos?", "es.reproach-4"),
+        ("No tengo claro que haga falta un índice nuevo para esa consulta.", "es.hedged-5"),
+        ("Creo que no deberíamos reintentar los cobros rechazados.", "es.hedged-5"),
+        ("Me da la impresión de que tu consulta cuenta dos veces las devoluciones.", "es.hedged-5"),
+        ("Este cambio borra las sesiones de todos los usuarios al desplegar.", "es.you-did-2"),
+        ("Quita ese logger que pusiste en el bucle de render.", "es.you-did-2"),
+        ("Los endpoints públicos siempre llevan rate limit, y el tuyo no.", "es.house-yours"),
+    ],
+)
+def test_round5_spanish_families(text: str, pattern: str) -> None:
+    assert pattern_hit(text) == CorrectionHit(pattern, "es")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # round 5: a fact for new work, a reported claim, the user's own problem or doubt, an answer
+        "Las facturas van en euros, no en dólares. Genera el informe trimestral.",
+        "Esto rompe el build desde ayer, ¿lo miras?",
+        "Tengo la sensación de que el servidor va lento, ¿puedes perfilarlo?",
+        "mmm, creo que así no llegamos al viernes con el cliente",
+        "no tengo claro qué librería usar para el PDF, ¿alguna idea?",
+        "Para los horarios: nada de huecos. Haz el solver.",
+        "No, mejor el lunes, hoy no hay nadie de guardia.",
+        "No, esa rama ya no la usa nadie del equipo, puedes borrarla.",
+    ],
+)
+def test_round5_spanish_hard_negatives(text: str) -> None:
+    assert pattern_hit(text) is None

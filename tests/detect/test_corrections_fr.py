@@ -53,6 +53,23 @@ from tests.detect.pattern_hits import pattern_hit
         ("Non, pas comme ça. Continue avec l'autre approche.", "fr.no"),
         ("Non, tu as mis le mauvais port. Continue après avoir corrigé.", "fr.wrong"),
         ("Le SDK que tu as ajouté est déprécié depuis la v3.", "fr.factual"),
+        # round 5: the agent's change in the present tense
+        ("Ton job de purge efface aussi les factures de l'année en cours.", "fr.you-now"),
+        ("Dans le formulaire tu tronques les noms à 20 caractères.", "fr.you-now"),
+        ("Depuis ton commit, la page d'accueil met huit secondes à charger.", "fr.you-now"),
+        ("Le trigger que tu as ajouté bloque toutes les insertions en parallèle.", "fr.you-now"),
+        # round 5: a fact against what the agent wrote, "A, pas B" / "A et non B"
+        ("La caméra parle RTSP, pas HLS.", "fr.fact-not"),
+        ("Le quota est de 500 requêtes par minute et non par seconde.", "fr.fact-not"),
+        # round 5: a house rule, then the agent's deviation
+        ("Les migrations ne tournent jamais au démarrage, tu les lances dans l'entrypoint.", "fr.rule-then-you"),
+        # round 5: hedged, reproach, restating
+        ("Ce ne serait pas plus prudent de garder l'ancien index ?", "fr.hedged-3"),
+        ("Je ne pense pas qu'on ait besoin d'un deuxième cache.", "fr.hedged-3"),
+        ("Je me demande si c'est vraiment utile de tout recharger à chaque clic.", "fr.hedged-3"),
+        ("Qui a décidé de passer les montants en float ?", "fr.reproach-4"),
+        ("Il fait quoi ce token en dur dans le script de déploiement ?", "fr.reproach-4"),
+        ("Je t'avais pourtant demandé de ne pas toucher au schéma.", "fr.restate-4"),
     ],
 )
 def test_general_french_forms(text: str, pattern: str) -> None:
@@ -105,6 +122,15 @@ def test_general_french_forms(text: str, pattern: str) -> None:
         "Le SDK qu'on utilise est déprécié depuis la v3, il faut migrer le client.",
         "Chez nous les devis sont toujours en HT, jamais en TTC. Fais le générateur de devis PDF.",
         "Pas besoin de gérer le cache, les tarifs sont uniquement en euros. Code le convertisseur.",
+        # round 5: the agent's work praised, a step of new work, a fact for a new task, a question
+        "Ton script envoie bien les mails, merci !",
+        "Quand tu écrases le fichier, garde une sauvegarde.",
+        "La caméra parle RTSP, pas HLS. Écris le client pour le flux.",
+        "Est-ce que le plan de salle doit gérer les strapontins ou c'est inutile ?",
+        "Règle maison : aucune donnée client hors UE. Intègre un outil d'emailing pour les relances.",
+        "Les profils couleur des fichiers sont souvent faux, ce n'est pas notre faute mais il faut un avertissement.",
+        "Je me demande si c'est possible de faire un export PDF.",
+        "Le serveur est en UTC, pas en heure locale. Écris le convertisseur.",
     ],
 )
 def test_french_hard_negatives(text: str) -> None:

@@ -42,6 +42,24 @@ from tests.detect.pattern_hits import pattern_hit
     ('いや、まだ同じエラーが出ます。', 'ja.still'),
     ('いいえ、CSV じゃなくて Parquet って言いましたよね。', 'ja.restate'),
     ('これは壊れてるんじゃないですか。', 'ja.wrong'),
+    # issue 13 (train8): facts without a judgement word, what the change did, hedges, praise then …けど,
+    # reproach, a house rule followed by a request to redo the work
+    ('バッファサイズの単位はバイトです。キロバイトではありません', 'ja.factual-3'),
+    ('`strict_mode` はありません。`strict` です', 'ja.factual-3'),
+    ('緯度と経度の順番が逆', 'ja.factual-3'),
+    ('変換テーブルが旧の版のままです', 'ja.factual-3'),
+    ('書き出しのフラグを取り違えてない？', 'ja.you-did-3'),
+    ('さっきの変更で CSV の列が入れ替わってる', 'ja.you-did-3'),
+    ('例外をにぎりつぶしてますね', 'ja.you-did-3'),
+    ('このキャッシュ、期限切れても残る気がするんですが', 'ja.hedged-4'),
+    ('わざわざ Celery 入れなくてもいいのでは', 'ja.hedged-4'),
+    ('cron で十分回せば済むような気もします', 'ja.hedged-4'),
+    ('よし、通った…けど、警告が 40 件出てます', 'ja.after-praise-3'),
+    ('見た目はいいんですが、ダークモードで文字が消えます', 'ja.after-praise-3'),
+    ('マジでこれを本番に出すつもり？', 'ja.reproach-3'),
+    ('毎回 HTTP クライアントを生成してる。', 'ja.you-did-4'),
+    ('今の説明は少し間違ってます。', 'ja.you-did-4'),
+    ('その正規表現は全然効かない', 'ja.you-did-4'),
 ])
 def test_general_forms(text: str, pattern: str) -> None:
     assert pattern_hit(text) == CorrectionHit(pattern, "ja")
@@ -93,6 +111,16 @@ def test_general_forms(text: str, pattern: str) -> None:
     'いや、多言語対応は今回のスコープ外。まずは日本語だけ',
     'ううん、管理画面には CSV 出力はいらない。閲覧だけ',
     '計量器メーカー提供の SDK、単位の変換が全部ずれてる。補正テーブルを作りたい',
+    # issue 13 (train8): answers, a rule or fact before new work, a colleague's code, questions, praise then the next request
+    'いいえ、ステージングのバケットには古いデータはありません',
+    'この SDK は古い書き方のままです、とベンダーから聞きました。新しい API のラッパーを作って',
+    'ロック順序が逆だとデッドロックしますか？',
+    'ループの中で毎回 DB を開いてるのって遅いですか？',
+    'チャット機能はいいです。ただ次は通知を作ってください',
+    'この端末だと古い TLS は使えません。TLS1.2 対応の HTTP クライアントを書いてください',
+    'うちの倉庫に冷凍庫はありません。常温在庫の管理画面を作って',
+    '同僚の実装で、ループの中で毎回 SparkSession 作ってる。直し方を教えて',
+    '認証画面は要らないです。まずは一覧ページを作ってください',
 ])
 def test_hard_negatives(text: str) -> None:
     assert pattern_hit(text) is None

@@ -121,3 +121,41 @@ def test_general_forms(text: str, pattern: str) -> None:
 )
 def test_hard_negatives(text: str) -> None:
     assert pattern_hit(text) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "pattern"),
+    [
+        # round 5: a value set against the agent's, reproachful questions, hedged doubt, what the
+        # agent's change does, a rule then the agent's work that breaks it
+        ("a latência é medida em percentis e não em média", "pt.fact-contrast"),
+        ("Por que diabos tem um print no handler de pagamento?", "pt.reproach-4"),
+        ("Você leu o ticket? Era pra mexer só no relatório.", "pt.reproach-4"),
+        ("esse pacote de 30 MB pra formatar moeda saiu de onde?", "pt.reproach-4"),
+        ("Tenho a impressão de que a sua consulta conta duas vezes as devoluções.", "pt.hedged-5"),
+        ("Hmm, acho que desse jeito a sessão expira antes do pagamento.", "pt.hedged-5"),
+        ("Seu commit apaga as sessões de todos os usuários no deploy.", "pt.you-did-2"),
+        ("Endpoint público sempre leva rate limit, e o seu não tem.", "pt.house-yours"),
+    ],
+)
+def test_round5_families(text: str, pattern: str) -> None:
+    assert pattern_hit(text) == CorrectionHit(pattern, "pt")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # round 5: a fact for new work, a reported claim, the user's own problem or doubt, answers
+        "Os boletos vencem no dia 10, não no dia 5. Gera o calendário de cobrança.",
+        "O cliente diz que a porta é 8080, não 80.",
+        "Isso quebra o build desde ontem, o que pode ser?",
+        "Tenho a impressão de que o servidor fica lento à noite, consegue investigar?",
+        "esse erro veio de onde? aparece no log do nginx",
+        "Não, melhor amanhã, o cliente ainda não mandou os dados.",
+        "Não, esse job antigo ninguém mais chama, pode apagar.",
+        "Não, nenhum hotel usa ainda o PMS novo.",
+        "Pro relatório: nada de gráfico de pizza, então monta só as tabelas.",
+    ],
+)
+def test_round5_hard_negatives(text: str) -> None:
+    assert pattern_hit(text) is None

@@ -62,6 +62,21 @@ from tests.detect.pattern_hits import pattern_hit
         ("Нет, не так. Давай дальше, но с другой схемой.", "ru.no"),
         ("Хорошо, но добавь обратно проверку, которую ты убрал.", "ru.after-praise"),
         ("onChange с одним параметром объявлен устаревшим в iOS 17, нужен вариант с двумя параметрами.", "ru.fact-stem"),
+        # issue 13 (train8): a norm set against the agent's work, facts with a code token, what the change
+        # did, reproach, hedges, a rule followed by an order to redo, praise then "правда"
+        ("Сроки у нас считаются в рабочих днях, а твой планировщик берёт календарные", "ru.your-contrast"),
+        ("Твоя миграция дропает колонку без бэкапа", "ru.your-contrast"),
+        ("Сборщик тут — meson, не cmake", "ru.fact-token"),
+        ("В Python нет switch, там match", "ru.fact-token"),
+        ("В коммит уехали бинарники из build/", "ru.you-did-3"),
+        ("после твоего рефакторинга пропали все хуки", "ru.you-did-3"),
+        ("ты пишешь таймстемпы строками", "ru.you-did-3"),
+        ("доку-то хоть читал?", "ru.reproach-3"),
+        ("Мы же договорились без ORM", "ru.reproach-3"),
+        ("мне кажется, таймаут чересчур короткий", "ru.hedged-3"),
+        ("я бы всё-таки оставил старую очередь", "ru.hedged-3"),
+        ("Секреты в конфиг класть нельзя — убери токен", "ru.rule-redo"),
+        ("Завелось, правда тесты теперь идут 20 минут", "ru.praise-but-2"),
     ],
 )
 def test_general_forms(text: str, pattern: str) -> None:
@@ -129,6 +144,18 @@ def test_general_forms(text: str, pattern: str) -> None:
         "SDK, которым мы пользуемся, устарел, надо обновить клиент.",
         "Старый сканер не умеет читать DataMatrix. Сделай распознавание через камеру.",
         "Отлично, всё работает. Но допиши ещё экспорт в XLSX.",
+        # issue 13 (train8): answers "not yet", constraints up front, requests, somebody else's SDK, a hedge
+        # about the user's system with a request to look into it
+        "Нет, ключ от песочницы ещё не пришёл",
+        "Сделай конвертер в PNG, а не в JPEG",
+        "Напиши парсер на Go, а не на Python",
+        "Ты можешь сейчас проверить логи?",
+        "Ты сейчас напишешь миграцию, а я проверю",
+        "Твой скрипт работает, спасибо. Теперь добавь CLI",
+        "Мне кажется, у поставщика SDK слишком старый",
+        "Запросы в прод без ревью нельзя, поэтому напиши чек-лист для ревьюеров",
+        "В PR коллеги попал .env, напиши pre-commit хук от этого",
+        "Мне кажется, буфер переполняется при задержке, посмотри почему",
     ],
 )
 def test_hard_negatives(text: str) -> None:

@@ -50,6 +50,14 @@ from tests.detect.pattern_hits import pattern_hit
     ('不要用 ORM，你又引入了 gorm，删掉。', 'zh.dont'),
     ('我们从来不硬删客户数据，你写的注销接口直接 DELETE 了。', 'zh.house-rule'),
     ('基础镜像一律按 digest 锁定，你的 Dockerfile 用了 latest。', 'zh.house-rule'),
+    # issue 13 (train8): a fact or a rule, then the agent's work named; reproach and hedges of other shapes
+    ('航班号是 IATA 的两位码，你返回的是 ICAO 三位码', 'zh.then-yours'),
+    ('结算必须 T+2，你对账程序按当天算了', 'zh.rule-then-you'),
+    ('时间戳要毫秒，你存成了秒', 'zh.then-yours'),
+    ('关掉告警也算解决？', 'zh.more-2'),
+    ('自从你重构了调度器，夜间任务就不跑了', 'zh.more-2'),
+    ('感觉为这点数据上消息队列太重了', 'zh.hedged-5'),
+    ('页面挺好看的，可惜移动端按钮点不到', 'zh.after-praise-3'),
 ])
 def test_general_forms(text: str, pattern: str) -> None:
     assert pattern_hit(text) == CorrectionHit(pattern, "zh")
@@ -102,6 +110,16 @@ def test_general_forms(text: str, pattern: str) -> None:
     '上游维护者说这个参数 3.2 就废弃了，把我们的配置迁到新参数上。',
     '测试发现用两次优惠券的时候总额算错了，帮忙找下 bug。',
     '老版本的导出脚本把时区搞错了，统一改成 UTC。',
+    # issue 13 (train8): a rule before new work, somebody's data judged, praise of the agent's work, the user's own plan
+    '结算必须 T+2。你帮我写个对账程序',
+    'OSM 上这片小区的门牌号都不对，加一份人工校正表',
+    '好的，你的方案可以，继续',
+    '接口是分页的，你的客户端要读响应头里的 next',
+    '所有接口都要鉴权，你设计的时候注意一下',
+    '没问题，你的 PR 我晚点看',
+    '我们预算有限，你用了 GPU 的话成本会很高，先用 CPU 方案',
+    '我打算把老数据一次性全迁过去，会不会有点激进？',
+    '用 Rust 写个限流中间件，不要 unsafe',
 ])
 def test_hard_negatives(text: str) -> None:
     assert pattern_hit(text) is None
