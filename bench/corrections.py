@@ -1,6 +1,6 @@
 """Score self_improve.detect.corrections on the labelled prompts.
 
-    .venv/bin/python bench/corrections.py [--split dev|tune|fresh|fresh2|all] [--wrong dev|tune|all|none] [--no-model] [DATA ...]
+    .venv/bin/python bench/corrections.py [--split dev|tune|fresh|fresh2|fresh3|all] [--wrong dev|tune|all|none] [--no-model] [DATA ...]
 
 The labelled prompts (each row ``{"text", "label", "lang", "family", "split"}``):
 - tests/data/corrections.jsonl: the first 427 prompts (en, zh). The patterns were written
@@ -38,6 +38,10 @@ The labelled prompts (each row ``{"text", "label", "lang", "family", "split"}``)
   of them hard negatives of every family, in domains no other set uses, split ``fresh2``;
   written by two writers who saw no other labelled prompt and never ran the detector, scored
   once on the code as it was before (P 0.818, R 0.823) and once at the end; never tuned on.
+- tests/data/corrections_fresh3.jsonl (not read by default): 800 prompts like fresh2's (100 per
+  language, half hard negatives), in still other domains, each one message of a running session;
+  split ``fresh3``, written by two writers who saw no other labelled prompt, after every change
+  of issue 13 but the last round's, and scored once, at the end; never tuned on.
 
 Patterns are tuned on ``tune`` only; ``dev`` is the held-out estimate, read, never tuned on.
 Prints precision / recall / F1 per split (dev, tune, all), overall and per language, then
@@ -74,7 +78,8 @@ DEFAULT_DATA = (DATA_DIR / "corrections.jsonl", DATA_DIR / "corrections_multilin
 # ``bench/corrections.py --split fresh --wrong none tests/data/corrections_fresh.jsonl``.
 FRESH_DATA = DATA_DIR / "corrections_fresh.jsonl"
 FRESH2_DATA = DATA_DIR / "corrections_fresh2.jsonl"  # the same: `--split fresh2 --wrong none` on it
-HELD_OUT = ("fresh", "fresh2")  # never read by the trainer, never tuned on
+FRESH3_DATA = DATA_DIR / "corrections_fresh3.jsonl"  # and `--split fresh3 --wrong none` on this one
+HELD_OUT = ("fresh", "fresh2", "fresh3")  # never read by the trainer, never tuned on
 UNLISTED = ("calib", *HELD_OUT)  # splits whose misses are never listed
 LANGUAGES = ("en", "zh", "es", "de", "fr", "ja", "pt", "ru")
 
@@ -90,7 +95,7 @@ class Labelled:
     label: str  # "correction" | "other"
     lang: str  # one of LANGUAGES
     family: str  # e.g. "house-rule", "factual" (corrections), "no-answer", "discuss-error" (others)
-    split: str  # "tune" | "dev" | "calib" | "fresh" | "fresh2"
+    split: str  # "tune" | "dev" | "calib" | "fresh" | "fresh2" | "fresh3"
 
 
 def load(paths: Sequence[Path] = DEFAULT_DATA) -> list[Labelled]:

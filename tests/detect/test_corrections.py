@@ -509,6 +509,7 @@ TRAIN3 = REPO / "tests" / "data" / "corrections_train3.jsonl"  # other domains, 
 CALIB = REPO / "tests" / "data" / "corrections_calib.jsonl"  # the model's cut-offs; no pattern written on it
 FRESH = REPO / "tests" / "data" / "corrections_fresh.jsonl"  # held out: never trained or tuned on
 FRESH2 = REPO / "tests" / "data" / "corrections_fresh2.jsonl"  # held out, hard negatives of every family
+FRESH3 = REPO / "tests" / "data" / "corrections_fresh3.jsonl"  # the same, other domains and writers
 
 
 @pytest.mark.parametrize(("path", "split", "total", "per_language"), [
@@ -530,7 +531,7 @@ def test_the_model_is_fitted_on_tune_and_calib_only() -> None:
     assert train.FITTED == ("tune", "calib")
     assert {r.split for r in bench.load()} == {"tune", "dev", "calib"}
     # calib's misses are never listed, like the held-out sets': no pattern is written against them
-    assert bench.UNLISTED == ("calib", "fresh", "fresh2")
+    assert bench.UNLISTED == ("calib", "fresh", "fresh2", "fresh3")
 
 
 def test_the_fresh_prompts_are_held_out_from_training_and_tuning() -> None:
@@ -548,17 +549,18 @@ def test_the_fresh_prompts_are_held_out_from_training_and_tuning() -> None:
     assert not texts & {r.text for r in bench.load()}
 
 
-def test_the_second_fresh_set_is_held_out_and_balanced() -> None:
-    fresh2 = load(FRESH2)
-    assert len(fresh2) == 800 and all(set(r) == FIELDS for r in fresh2)
-    assert {r["split"] for r in fresh2} == {"fresh2"}
+@pytest.mark.parametrize(("path", "split", "before"), [(FRESH2, "fresh2", (FRESH,)), (FRESH3, "fresh3", (FRESH, FRESH2))])
+def test_the_later_fresh_sets_are_held_out_and_balanced(path: Path, split: str, before: tuple[Path, ...]) -> None:
+    rows = load(path)
+    assert len(rows) == 800 and all(set(r) == FIELDS for r in rows)
+    assert {r["split"] for r in rows} == {split}
     for lang in corrections.LANGUAGES:
-        assert sum(r["lang"] == lang and r["label"] == "correction" for r in fresh2) == 50, lang
-        assert sum(r["lang"] == lang and r["label"] == "other" for r in fresh2) == 50, lang
-    texts = {r["text"] for r in fresh2}
-    assert len(texts) == len(fresh2)
-    assert bench.FRESH2_DATA == FRESH2 and FRESH2 not in bench.DEFAULT_DATA
-    assert not texts & ({r.text for r in bench.load()} | {r["text"] for r in load(FRESH)})
+        assert sum(r["lang"] == lang and r["label"] == "correction" for r in rows) == 50, lang
+        assert sum(r["lang"] == lang and r["label"] == "other" for r in rows) == 50, lang
+    texts = {r["text"] for r in rows}
+    assert len(texts) == len(rows)
+    assert path in (bench.FRESH2_DATA, bench.FRESH3_DATA) and path not in bench.DEFAULT_DATA
+    assert not texts & ({r.text for r in bench.load()} | {r["text"] for held in before for r in load(held)})
 
 
 @pytest.mark.parametrize(("text", "vetoable"), [
