@@ -41,8 +41,9 @@ Decisions on borderline forms (tests/data/corrections*.jsonl hold labelled examp
   is skipped when its sentence ends with a question mark; "why did you ...?" is always one.
 
 Language (prompt_language.py): the prompt's script decides for zh, ja and ru, function words and
-accents for the Latin languages; only the patterns of the likeliest languages are tried, so "No,
-es un repo privado" never meets the English "No," pattern.
+accents for the Latin languages; only the patterns of the likeliest languages are tried, and a
+leading "No," only in the likeliest one, so "No, es un repo privado" never meets the English
+"No," pattern.
 
 Matching is on the case-folded prompt (str.casefold: ß is "ss"), with curly apostrophes
 straightened; of a long prompt only the first 2,000 and last 500 characters are read.  A
@@ -283,6 +284,9 @@ def _by_patterns(text: str, languages: tuple[str, ...], skip_leading_no: bool = 
                     return True
             return False
 
+    # A leading "No," is read in the likeliest language only ("No, no usamos Docker en local" is a
+    # Spanish answer, whatever the English "No," pattern makes of it), unless no word decided it.
+    no_in = languages if languages == prompt_language.LATIN else languages[:1]
     for lang in languages:
         index = _index(lang)
         firsts = index.FIRST
@@ -296,7 +300,8 @@ def _by_patterns(text: str, languages: tuple[str, ...], skip_leading_no: bool = 
                 found_at.update(index.BY_GRAM[gram])
             positions = sorted(found_at)
         for position in positions:
-            if not holds(firsts[position]) or (skip_leading_no and is_leading_no(index.NAMES[position])):
+            if not holds(firsts[position]) or (
+                    (skip_leading_no or lang not in no_in) and is_leading_no(index.NAMES[position])):
                 continue
             table = _table(lang)
             if not all(holds(group) for group in table.REST[position]):

@@ -113,23 +113,53 @@ _THIRD_PARTY_DE = r"\b(?:kunde|kunden|nutzer|user|anbieter|lieferant|hersteller|
 _FUTURE_WORK_DE = r"\b(?:die|den|das|der|welche[nrs]?) du (?:(?:jetzt|gleich|nachher|dann|noch|als nächstes|als naechstes) )+\w+(?:st|en)\b|\bdu (?:jetzt |dann )?(?:gleich|nachher|als nächstes|als naechstes) (?:\w+ ){0,3}?(?:schreibst|erstellst|anlegst|baust|machst|aufsetzt|generierst|implementierst)\b"
 # A rule, then a request for new work in the next clause ("..., also schreib die Abfragen in SQL",
 # "... . Leg bitte die .editorconfig an"), and nothing that points at the agent's work: up front.
-_NEW_WORK_DE = r"^(?!(?s:.){0,300}?\b(?:du|dein|deine|deinen|deinem|deiner|deins|wieder|zurück|zurueck|raus|weg|rückgängig|rueckgaengig)\b)(?s:.){0,300}?(?:[.;:,!]|\b(?:also|dann|daher|deshalb|bitte))[^\S\n]*+(?:(?:schreib|erstell|generier|implementier|richt|bau|entwirf|entwerf|konfigurier|programmier|entwickl|plan|bereite|ergänz|ergaenz|erweiter)\w{0,2}\b|mach(?:e)?\b(?:[^.?!\n]|\.(?=\S)){0,60}?\bfertig\b|leg(?:e)?\b(?:[^.?!\n]|\.(?=\S)){0,60}?\ban\b)"
+_NEW_WORK_DE = r"^(?!(?s:.){0,300}?(?:\b(?:du|dein|deine|deinen|deinem|deiner|deins|wieder|zurück|zurueck|rückgängig|rueckgaengig)\b|\b(?:nimm|mach|schmeiss|wirf|lösch|loesch|hau)\w{0,2}\b(?:[^.?!\n]|\.(?=\S)){0,40}?\b(?:raus|weg)\b))(?s:.){0,300}?(?:[.;:,!]|\b(?:also|dann|daher|deshalb|bitte))\s*+(?:(?:schreib|erstell|generier|implementier|richt|bau|entwirf|entwerf|konfigurier|programmier|entwickl|plan|bereite|ergänz|ergaenz|erweiter)\w{0,2}\b|mach(?:e)?\b(?:[^.?!\n]|\.(?=\S)){0,60}?\bfertig\b|leg(?:e)?\b(?:[^.?!\n]|\.(?=\S)){0,60}?\ban\b)"
 # Somebody else's work is the subject judged or changed ("Die Doku von Stripe ist veraltet", "Der
 # Hersteller hat ... entfernt"): a fact about their work, not a correction of the agent's.
 _THIRD_PARTY_JUDGED_DE = r"\b(?:doku|dokumentation|anbieter|hersteller|lieferant|vendor|upstream|kunde|kunden|kollege|kollegin|vorgänger|vorgaenger|datenblatt|agentur|dienstleister|designer\w*)\b(?:[^.?!\n]|\.(?=\S)){0,40}?\b(?:ist|sind|war|waren|hat|haben|behauptet|behaupten)\b(?:[^.?!\n]|\.(?=\S)){0,30}?\b(?:falsch|veraltet|fehlerhaft|kaputt|entfernt|geändert|geaendert|umbenannt|unvollständig|unvollstaendig|irreführend|irrefuehrend|anders)\b"
-_UPFRONT_ANY_DE = _UPFRONT_DE + "|" + _UPFRONT_RULE_DE + "|" + _FUTURE_WORK_DE + "|" + _NEW_WORK_DE
+# The request for new work asked as a question ("Kannst du ein Dashboard ... aufsetzen? Nur Panels aus
+# dem Core ...", "... . Kannst du mir eine GitHub Action schreiben, die ...?"), opening the prompt with
+# a new thing (an indefinite article) or following the rule, with nothing that points at the agent's
+# work: the rule is a constraint up front (round 6: upfront-rule, the "kannst du" form).
+_ASK_VERB_DE = (r"(?:schreiben|bauen|erstellen|anlegen|aufsetzen|einrichten|implementieren|entwerfen|programmieren|generieren"
+                r"|ergänzen|ergaenzen|hinzufügen|hinzufuegen|basteln|vorbereiten|konfigurieren|planen|entwickeln)\b")
+_ASK_DE = r"(?:kannst|könntest|koenntest|würdest|wuerdest) du (?:mir |uns |bitte |mal |noch |kurz )*"
+_NEW_WORK_ASK_DE = (r"^[^\S\n]*+" + _ASK_DE + r"(?:eine?[nmrs]?|ein|neue[nmrs]?)\b" + _S + r"{0,80}?\b" + _ASK_VERB_DE
+                    + r"|^(?!(?s:.){0,300}?(?:\b(?:dein|deine|deinen|deinem|deiner|deins|hast du|du hast|hattest|wieder|zurück|zurueck|rückgängig|rueckgaengig)\b"
+                    r"|\b(?:nimm|mach|schmeiss|wirf|lösch|loesch|hau)\w{0,2}\b" + _S + r"{0,40}?\b(?:raus|weg)\b))"
+                    r"(?s:.){0,300}?[.;:!]\s*+" + _ASK_DE + _S + r"{0,80}?\b" + _ASK_VERB_DE)
+# A rule, then a pointer to what already exists ("..., du findest den Hash-Helper in utils/crypto.py",
+# "schau dir den bestehenden Consumer an"), and nothing that points at the agent's work: the rule is
+# context for work to come, not a correction (round 6: upfront-rule, the pointer form).
+_POINTER_DE = (r"^(?!(?s:.){0,300}?(?:\b(?:dein|deine|deinen|deinem|deiner|deins|hast du|du hast|hattest|wieder|zurück|zurueck|rückgängig|rueckgaengig|warum|wieso|weshalb)\b"
+               r"|\b(?:nimm|mach|schmeiss|wirf|lösch|loesch|hau)\w{0,2}\b" + _S + r"{0,40}?\b(?:raus|weg)\b))"
+               r"(?s:.){0,300}?(?:[.;:,!\u2014\u2013]|\bund)\s*+(?:du findest|findest du|du siehst|siehst du|schau dir|guck dir|sieh dir|siehe|du kannst dir\b" + _S + r"{0,40}?\b(?:anschauen|ansehen|angucken))\b")
+_UPFRONT_ANY_DE = _UPFRONT_DE + "|" + _UPFRONT_RULE_DE + "|" + _FUTURE_WORK_DE + "|" + _NEW_WORK_DE + "|" + _NEW_WORK_ASK_DE + "|" + _POINTER_DE
+# Somebody else's claim reported ("Der Lieferant sagt, die Schnittstelle ist REST, nicht SOAP"): a fact
+# they give, not a correction of the agent's work (round 6: third-party).
+_REPORTED_DE = (r"\b(?:der|die|das|unser|unsere|laut) (?:lieferant|hersteller|anbieter|kunde|kundin|kunden|kollege|kollegin|vendor|support|dienstleister|agentur|bank|partner|betreiber)\w{0,2}"
+                r" (?:sagt|meint|schreibt|behauptet|sagen|meinen|schreiben|behaupten)\b")
 # "Nein, <a fact about the world>": a subject named by an article, then a verb of state ("Nein, das
 # Kiosk hat keine Tastatur", "Nein, auf dem Cluster gibt es nur Singularity", "Nee, der Bot läuft in
 # einem Pod"), and nothing after it that turns on the agent (du/dein, a demand, an undoing, a verdict,
 # "A, nicht B", "sondern"): the answer to the agent's question (issue 13, precision round 2: no-answer).
 _NO_FACT_DE = (
     r"^[^\S\n]*+(?:nein|nee|nö|noe|nope|ne(?=\s*+,))[\s,.!;:\u2014\u2013-]++"
-    r"(?:(?:der|die|das|den|dem|unser|unsere|unserer|unseren|alle|jede[rs]?|auf dem|auf der|auf den|im|in der|in dem|in den|beim|bei der|bei dem|bei den) (?:[\w@/-]++ ){1,5}?)"
+    # the subject: an article or a preposition and up to five words; a bare noun phrase of up to three
+    # words ("Nein, Turniere laufen ...", "Nein, beA-Nachrichten haben ..."); or an adverb of time
+    # with the verb second ("Nein, bisher gab es keine ...") (round 6)
+    r"(?:(?:(?:der|die|das|den|dem|unser|unsere|unserer|unseren|alle|jede[rs]?|auf dem|auf der|auf den|im|in der|in dem|in den|beim|bei der|bei dem|bei den"
+    r"|für das|für den|für die|fuer das|fuer den|fuer die|an der|an dem|am|vom|von der|von den|aus dem|aus der) (?:[\w@/-]++ ){1,5}?)"
+    r"|(?!(?:das|es|so|nicht|nur|du|ich|wir|man|mach|nimm|lass|bitte|doch|aber|falsch|stopp)\b)[\w@/-]++ (?:[\w@/-]++ ){0,2}?"
+    r"|(?:bisher|bislang|aktuell|momentan|derzeit|zurzeit|normalerweise|eigentlich) )"
     r"(?:(?:nur|schon|bereits|noch|auch|leider|immer|nie) )?"
-    r"(?:ist|sind|hat|haben|läuft|laufen|laeuft|liegt|liegen|kommt|kommen|gibt(?:'s| es)?|gibts|nutzt|nutzen|verwendet|verwenden|benutzt|wird|werden|steht|stehen|hängt|haengt|lebt|zeigt|stammt|unterstützt|unterstuetzt"
-    r"|fährt|faehrt|fahren|arbeitet|arbeiten|bekommen|bekommt|kriegen|kriegt|schickt|schicken|liefert|liefern|speichert|speichern)\b"
-    r"(?!(?s:.){0,300}?(?:\b(?:du|dein|deine|deinen|deinem|deiner|dir|dich|soll|sollte|sollen|muss|müssen|muessen|darf|dürfen|duerfen|falsch|irrst|sondern|statt|anstatt|aber|gesagt|sagte|verlangt|wollte|meinte|kaputt|bricht|rückgängig|rueckgaengig|zurück|zurueck)\b|!"
-    r"|(?:^|[,;:.]\s*+|\bund\s++)(?:nimm|nutze?|benutze?|verwende|lass|lösch|loesch|entfern|mach|stell|setz|ersetz|änder|aender|bau)\w{0,2}\b"
+    r"(?:ist|sind|hat|haben|läuft|laufen|laeuft|liegt|liegen|kommt|kommen|gibt(?:'s| es)?|gibts|gab(?:'s| es)?|nutzt|nutzen|verwendet|verwenden|benutzt|wird|werden|steht|stehen|hängt|haengt|lebt|zeigt|stammt|unterstützt|unterstuetzt"
+    r"|fährt|faehrt|fahren|arbeitet|arbeiten|bekommen|bekommt|kriegen|kriegt|schickt|schicken|liefert|liefern|speichert|speichern|melden|meldet|senden|sendet|dauert|dauern|kostet|kosten|enthält|enthaelt|enthalten)\b"
+    r"(?!(?s:.){0,300}?(?:\b(?:du|dein|deine|deinen|deinem|deiner|dir|dich|soll|sollte|sollen|muss|darf|dürfen|duerfen|falsch|irrst|sondern|statt|anstatt|aber|gesagt|sagte|verlangt|wollte|meinte|kaputt|bricht|rückgängig|rueckgaengig|zurück|zurueck)\b|!"
+    # "..., Windows müssen wir nicht unterstützen": what the user's world does not need answers (round 6)
+    r"|\b(?:müssen|muessen)\b(?!\s++(?:wir\s++)?(?:nicht|nichts|kein\w*)\b)"
+    # "Mach mit dem Puffer weiter": leave to go on, not an undoing (round 6)
+    r"|(?:^|[,;:.]\s*+|\bund\s++)(?:nimm|nutze?|benutze?|verwende|lass|lösch|loesch|entfern|stell|setz|ersetz|änder|aender|bau|mach(?!" + _S + r"{0,40}?\bweiter\b))\w{0,2}\b"
     # "..., nicht in AWS", "..., nicht per Polling": the place or the means, as an answer gives it (round 3)
     r"|,\s*+nicht\b(?!\s*+(?:in|im|bei|beim|per|mit|über|ueber|auf|vom|von|aus|unter)\b)))"
 )
@@ -144,11 +174,13 @@ UNLESS: dict[str, str] = {
     "de.reproach-more2": _UPFRONT_ANY_DE,
     # after a leading "Nein," the model decides whether the rest answers or corrects ("Nein, die
     # Schlüssel liegen im Vault, nicht in Env-Variablen" answers): "ist A, nicht B" must not overrule it
-    "de.fact-3": _UPFRONT_DE + "|" + _NEW_WORK_DE + "|" + _THIRD_PARTY_DE + r"|^[^\S\n]*+(?:nein|nee|nö|noe|nope)[\s,.!;:]",
+    "de.fact-3": _UPFRONT_DE + "|" + _NEW_WORK_DE + "|" + _THIRD_PARTY_DE + "|" + _REPORTED_DE + r"|^[^\S\n]*+(?:nein|nee|nö|noe|nope)[\s,.!;:]",
     "de.instead-more": _UPFRONT_DE,
+    # round 6: somebody else's claim reported, a new request's fact
+    "de.fact-more": _UPFRONT_ANY_DE + "|" + _REPORTED_DE,
     # round 5: a new request's rule or fact, somebody else's work, an answer "Nein, <fact>" (the model decides)
     "de.you-now": _UPFRONT_ANY_DE + "|" + _THIRD_PARTY_JUDGED_DE,
-    "de.fact-not": _UPFRONT_ANY_DE + "|" + _THIRD_PARTY_DE + r"|^[^\S\n]*+(?:nein|nee|nö|noe|nope)[\s,.!;:]",
+    "de.fact-not": _UPFRONT_ANY_DE + "|" + _THIRD_PARTY_DE + "|" + _REPORTED_DE + r"|^[^\S\n]*+(?:nein|nee|nö|noe|nope)[\s,.!;:]",
     "de.rule-then-you": _UPFRONT_ANY_DE + "|" + _NO_FACT_DE, "de.hedged-3": _THIRD_PARTY_DE, "de.wrong-more": _THIRD_PARTY_DE, "de.hedge-formula": _THIRD_PARTY_DE, "de.hedge-weak": _THIRD_PARTY_DE, "de.still-more": _THIRD_PARTY_DE,
 }
 # "No, it can go", "No, not urgent": an answer to the agent's question, not a correction (issue 13).

@@ -179,6 +179,7 @@ _NEW_REQUEST_EN = (
 _RULE_FOR_NEW_WORK_EN = (
     r"\A(?!(?s:.)*?\byou)(?s:.)*?(?:^|[.!:;][^\S\n]++)(?:please |now )?(?:create|write|build|generate|scaffold|implement|set up|draft|design|plan|configure|prepare|schedule|add)\b"
     r"|\b(?:so|when|once) you (?:write|create|build|generate|scaffold|draft|design|set up|make)\b"
+    r"|\byou(?:'re| are) (?:about|going) to (?:write|build|create|add|implement|set up|start|draft|design|make)\b|\bbefore you (?:start|begin)\b"
     r"|\bso (?:please )?(?:write|create|build|generate|scaffold|draft|design|schedule|plan|set up|configure|add|prepare)\b"
     # "...; could you prepare the PR template?": a request for new work in a prompt that points at
     # nothing the agent did (your, you've added, again, instead, redo, back)
@@ -188,7 +189,15 @@ _RULE_FOR_NEW_WORK_EN = (
     f"|{_NEW_REQUEST_EN}"
 )
 # "No, we don't have a staging cluster", "No, the old one can go, nobody calls it": an answer.
-_ANSWER_NO_EN = r"\A\s*+(?:no+|nope|nah)[\s,.!]++(?:we (?:don't|do not|dont) have\b|we (?:haven't|have not) (?:[^.?!\n]){1,40}?\byet\b|(?:[^.?!\n]){0,50}?\b(?:can be (?:removed|deleted|dropped)|can go\b))"
+# "No, the turbines report in kW, not MW", "No, court filings are PDF/A only", "No, the booking engine is
+# Amadeus. Go ahead": a fact about the user's devices, feeds or staff, in a prompt that names nothing the agent did.
+_NO_FACT_EN = (r"\s*+(?:no+|nope|nah)[\s,.!;:\u2014\u2013-]++(?!(?:that|this|it)(?:'s| is| was)\b)(?!(?s:.){0,300}?(?:\byou|\bi (?:said|meant|asked|told|wanted)\b|\bwrong\b|\binstead\b"
+               r"|\brevert|\bundo\b|\bback\b|\bagain\b|\b(?<!we )don't\b|\bstop\b|\bbreak))(?:(?:(?:the|our|all|these|those) )?(?:[\w.+-]+ ){0,2}?"
+               r"(?:feeds?|exports?|sensors?|probes?|meters?|devices?|terminals?|scanners?|turbines?|kiosks?|gateways?|scales?|clinics?|staff|engine)\b"
+               r"|(?:[\w.+-]+ ){1,3}?(?:reports?|sends?|arrives?|logs? in|(?:is|are) (?:served|hosted|generated|paid out|produced) (?:by|on|in|from|via|manually))\b"
+               r"|there's no (?!need\b)[\w-]+ (?:for|on|in)\b|(?:[\w./+-]+ ){1,4}?(?:is|are) [^.?!,;\n]{1,30}? only\b|(?s:.){0,200}?[.;!]\s*+(?:so )?(?:go ahead|keep going|carry on|go on)\b"
+               r"|we (?:don't|do not) (?:run|host|deploy) [^.?!\n]{1,40}?,\s*+(?:it's|it is)\b)")
+_ANSWER_NO_EN = r"\A\s*+(?:no+|nope|nah)[\s,.!]++(?:we (?:don't|do not|dont) have\b|we (?:haven't|have not) (?:[^.?!\n]){1,40}?\byet\b|(?:[^.?!\n]){0,50}?\b(?:can be (?:removed|deleted|dropped)|can go\b))|\A" + _NO_FACT_EN
 _HOUSE_VETO_EN = f"{_RULE_FOR_NEW_WORK_EN}|{_ANSWER_NO_EN}"
 # A fact given as the reason for new work: "isn't supported on iOS 12, so add a fallback".
 _NEW_WORK_AFTER_EN = _NEW_REQUEST_EN + r"|\b(?:so|then|please) (?:add|implement|build|write|create|make|migrate|bump|update|upgrade|port|switch|move)\b|^[^\S\n]*(?:add|implement|build|create|migrate|bump|update|upgrade)\b|[,;][^\S\n]*(?:add|implement|build|create|migrate|bump|update|upgrade) (?:a|an|the|them|it|all)\b"
@@ -208,23 +217,25 @@ _REPORTED_EN = (
 # example, it doesn't run on 3.x"), in a prompt that points at nothing the agent did.
 _THIRD_PARTY_EN = (
     r"\A(?!(?s:.)*?\byou(?:r\b|'ve\b| have \w+ed\b| \w+ed\b| (?:wrote|made|did|said|put|broke|ran|left)\b))[^.?!,;\n]{0,40}?"
-    r"\b(?:docs|documentation|readme|vendor's|vendor|upstream|sdk|legacy|tutorial|contractor|colleague|coworker)\b"
-    r"(?: [\w-]+){0,2} (?:has|have|is|are|was|were|uses|use|ships|returns|gives)\b"
+    r"\b(?:docs|documentation|readme|vendor's|vendor|upstream|sdk|legacy|tutorial|contractor|colleague|coworker|teammate|wholesaler|supplier)(?:'s)?\b"
+    r"(?: [\w-]+){0,2} (?:has|have|is|are|was|were|uses|use|ships|returns|gives|stores|sends|puts|merged|broke|wrote)\b"
 )
 UNLESS: dict[str, str] = {"en.house-only": f"{_UPFRONT_EN}|{_RULE_FOR_NEW_WORK_EN}",
     # ... or somebody's feed: "the city's parking API gives local timestamps, which is just wrong".
     "en.judged-artefact": _DISCUSSING_EN + r"|\b(?!you)[\w-]+'s (?:[\w-]+ )?(?:api|sdk|feed|docs|data|export|firmware|portal)\b",
-    "en.thats-wrong": _REPORTED_EN, "en.thats-not-how": _REPORTED_EN, "en.factual-gone": _REPORTED_EN,
-    "en.looks-wrong": f"{_REPORTED_EN}|{_THIRD_PARTY_EN}", "en.judged": _REPORTED_EN,
+    "en.thats-wrong": f"{_REPORTED_EN}|{_THIRD_PARTY_EN}", "en.thats-not-how": _REPORTED_EN,
+    "en.factual-called": _THIRD_PARTY_EN, "en.it-broke": _THIRD_PARTY_EN,
+    "en.looks-wrong": f"{_REPORTED_EN}|{_THIRD_PARTY_EN}", "en.judged": f"{_REPORTED_EN}|{_THIRD_PARTY_EN}",
     # An error message quoted by the user: 'fails with "error: the option ... is not valid for C"'.
     "en.factual-like": r"[\"`](?:[^\"`\n]){0,80}?\b(?:isn't|is not|aren't|are not|not) (?:a )?valid\b",
-    "en.more": _REPORTED_EN, "en.hedged": _REPORTED_EN, "en.factual-no-such": _REPORTED_EN, "en.fact-status": _REPORTED_EN, "en.should-not": f"{_UPFRONT_EN}|{_REPORTED_EN}",
+    "en.factual-gone": _REPORTED_EN + r"|\b(?:error|errors|exception|fatal)\b[^\n]{0,80}?\b(?:does not|doesn't) exist\b",
+    "en.more": f"{_REPORTED_EN}|{_THIRD_PARTY_EN}", "en.hedged": _REPORTED_EN, "en.factual-no-such": _REPORTED_EN, "en.fact-status": _REPORTED_EN, "en.should-not": f"{_UPFRONT_EN}|{_REPORTED_EN}",
     "en.house-never": _HOUSE_VETO_EN, "en.house-always": _HOUSE_VETO_EN, "en.house-convention": _HOUSE_VETO_EN,
     "en.house-we": _HOUSE_VETO_EN, "en.house-here": _HOUSE_VETO_EN, "en.house-without": _HOUSE_VETO_EN,
     "en.house-frame": f"{_UPFRONT_EN}|{_HOUSE_VETO_EN}", "en.dont-use-x-use-y": _UPFRONT_EN,
     "en.meant-for": _ASKING_EN, "en.factual-2": f"{_ASKING_EN}|{_NEW_WORK_AFTER_EN}|{_THIRD_PARTY_EN}", "en.instead-2": r"\b(?:for|in) (?:the|a|this) new\b",
     # "the vendor docs are incorrect, the field is X, not Y": a fact about somebody else's work.
-    "en.not-y": f"{_REPORTED_EN}|{_THIRD_PARTY_EN}",
+    "en.not-y": f"{_REPORTED_EN}|{_THIRD_PARTY_EN}|{_ANSWER_NO_EN}",
     # "nothing goes to the terminals without a signed manifest. can you draft the OTA job?": a rule for new work.
     "en.general-rule": _RULE_FOR_NEW_WORK_EN,
     "en.yours-does": f"{_UPFRONT_EN}|{_RULE_FOR_NEW_WORK_EN}|{_REPORTED_EN}|{_THIRD_PARTY_EN}|{_ASKING_EN}|{_NEW_WORK_AFTER_EN}",
@@ -260,7 +271,8 @@ UNLESS_AT: dict[str, str] = {
            r" (?:(?:is|are) still (?:on|in|at|running|using|the same)|(?:don't|doesn't|do not|does not) (?:have|get|see)\b)"
            r"|[^.?!\n]{0,60}?,\s*+(?:all|both) (?:on|in|running|from|at) the same\b"
            r"|[^.?!\n]{0,60}?,\s*+that's (?:just )?(?:how (?:the|it|they|our)|expected|normal|by design)\b)"
-           r"(?!(?s:.){0,300}?(?:\byou|\bi (?:said|meant|asked|told)\b|\bwrong\b|\binstead\b|\brevert|\bundo\b|\bback\b|\bagain\b|,\s*+not\b))",
+           r"(?!(?s:.){0,300}?(?:\byou|\bi (?:said|meant|asked|told)\b|\bwrong\b|\binstead\b|\brevert|\bundo\b|\bback\b|\bagain\b|,\s*+not\b))"
+           "|^" + _NO_FACT_EN,
 }
 
 # ---- other needle groups (generated by bench/corrections_needles.py: do not edit by hand) -
@@ -417,7 +429,6 @@ REST = (
     (  # en.general-hedged
     ),
     (  # en.your-artefact
-        (' you made', ' you added', ' you chose', ' you wrote', ' you picked', ' you set up', ' you created', ' you written', " you've made", " you've added", " you've chose", " you've wrote", ' you generated', " you've picked", " you've set up", ' you configured', " you've created", " you've written", " you've generated", " you've configured"),
     ),
     (  # en.fact-status
     ),

@@ -126,7 +126,7 @@ FIRST = (
     ('only',),  # en.house-only
     ('existing', 'our style', 'the style', 'house style', 'other files', 'other tests', 'the pattern', 'the rest of', 'what we have', "what's there", 'already there', 'how the other', 'other modules', 'other scripts', 'the way other', 'what is there', 'already in the', 'other handlers', 'other packages', 'other services', 'the convention', 'other endpoints', 'already in place', 'other components', 'the way the other', 'like all the other ', 'like elsewhere in the ', 'like everywhere else in the '),  # en.house-follow
     ('without',),  # en.house-without
-    ('raw', 'bare', 'star', 'magic', 'print', 'direct', 'global', 'inline', 'in our ', 'mutable', 'in this ', 'relative', 'wildcard', 'hardcoded', 'hard-coded', 'around here', 'console.log', 'commented-out'),  # en.house-here
+    ('raw', 'bare', 'star', 'magic', 'print', 'direct', 'global', 'inline', 'mutable', 'relative', 'wildcard', 'hardcoded', 'hard-coded', 'in our org', 'around here', 'console.log', 'in our repo', 'in our shop', 'in our team', 'in this org', 'in this repo', 'in this shop', 'in this team', 'commented-out', 'in our company', 'in our project', 'in our codebase', 'in our monorepo', 'in this company', 'in this project', 'in our code base', 'in this codebase', 'in this monorepo', 'in this code base'),  # en.house-here
     ('not',),  # en.not-y
     ('deleted', 'dropped', 'is gone', 'removed', 'renamed', 'retired', 'are gone', 'replaced', 'went away', 'deprecated', "isn't real", 'not a real', 'disappeared', "don't exist", 'do not exist', "doesn't exist", "isn't a thing", 'never existed', 'does not exist', 'is not a thing', 'no longer work', 'no longer exist', 'no longer there', 'no longer valid', 'no longer available', 'no longer supported'),  # en.factual-gone
     ("don't ", 'do not ', 'has no ', "doesn't ", 'have no ', 'does not ', "there's no ", 'there is no ', 'there are no '),  # en.factual-no-such
@@ -156,7 +156,7 @@ FIRST = (
     ('without', ' is allowed to', ' are allowed to', 'the only nit is', 'per my last note', 'per my first note', 'the only catch is', 'the only issue is', 'the only thing is', 'per my earlier note', 'per my last comment', 'per my last message', 'the only problem is', 'per my first comment', 'per my first message', 'per my previous note', 'per my earlier comment', 'per my earlier message', 'per my last instruction', 'per my previous comment', 'per my previous message', 'per my first instruction', 'per my earlier instruction', 'per my previous instruction'),  # en.general-rule
     ("isn't a ", "aren't a ", 'is not a ', "isn't an ", 'are not a ', "aren't an ", 'is not an ', 'are not an ', 'before you ', 'before your ', "you're thinking of", 'you are thinking of', "you're probably thinking of", 'you are probably thinking of'),  # en.general-fact
     ('misread', 'swapped', 'mixed up', 'i wonder if ', 'right either', 'misunderstood', 'correct either', "i wasn't clear", 'not sure about ', "i probably wasn't clear"),  # en.general-hedged
-    ('made', 'added', 'chose', 'wrote', 'picked', 'set up', 'created', 'written', 'generated', 'configured'),  # en.your-artefact
+    (' you made', ' you added', ' you chose', ' you wrote', ' you picked', ' you set up', ' you created', ' you written', " you've made", " you've added", " you've chose", " you've wrote", ' you generated', " you've picked", " you've set up", ' you configured', " you've created", " you've written", " you've generated", " you've configured"),  # en.your-artefact
     ('dropped', 'ignored', 'removed', 'deprecated', " you don't need", ' you do not need'),  # en.fact-status
     ("shouldn't it", "shouldn't we", "shouldn't the", "shouldn't that", "shouldn't this", 'what happened to my ', 'instead of fixing one', 'instead of fixing the', 'what happened to our ', 'what happened to the ', 'instead of editing one', 'instead of editing the', 'instead of fixing that', 'instead of fixing this', 'instead of changing one', 'instead of changing the', 'instead of editing that', 'instead of editing this', 'instead of changing that', 'instead of changing this', 'what happened to all the '),  # en.what-happened
     ('said it ', 'said that ', 'said this ', "i'm uneasy ", "i'm worried ", 'told you it ', 'asked for it ', 'explained it ', 'mentioned it ', "i'm concerned ", 'told you that ', 'told you this ', 'where did the ', 'asked for that ', 'asked for this ', 'explained that ', 'explained this ', 'mentioned that ', 'mentioned this ', 'where did that ', 'where did this ', "i'm a bit uneasy ", "i'm a bit worried ", "i'm a bit concerned ", "i'm a little uneasy ", "i'm slightly uneasy ", "i'm somewhat uneasy ", "i'm a little worried ", "i'm slightly worried ", "i'm somewhat worried ", "i'm a little concerned ", "i'm slightly concerned ", "i'm somewhat concerned "),  # en.general-3
@@ -167,10 +167,10 @@ FIRST = (
     ('cool', 'lgtm', 'love', 'nice', 'great', 'solid', 'sweet', 'works', 'cheers', 'loving', 'thanks', 'amazing', 'awesome', 'perfect', ' is fine', ' is good', ' is neat', 'this is ', ' are fine', ' are good', ' are neat', 'brilliant', 'excellent', 'look fine', 'look good', 'thank you', 'well done', ' is a fine', ' is a good', ' is a neat', ' is clever', ' look neat', 'good stuff', 'looks fine', 'looks good', 'way better', ' are a fine', ' are a good', ' are a neat', ' are clever', ' looks neat', 'much better', 'way cleaner', ' is a clever', ' look a fine', ' look a good', ' look a neat', ' look clever', 'much cleaner', ' are a clever', ' looks a fine', ' looks a good', ' looks a neat', ' looks clever', ' look a clever', ' looks a clever'),  # en.after-praise-2
     ("i'm ", 'i am ', 'are we ', 'sold on', "don't it", "don't we", "isn't it", "isn't we", 'convinced', "don't the", "don't you", "isn't the", "isn't you", "doesn't it", "doesn't we", "don't that", "don't this", "isn't that", "isn't this", "doesn't the", "doesn't you", "wouldn't it", "wouldn't we", "doesn't that", "doesn't this", "shouldn't it", "shouldn't we", "wouldn't the", "wouldn't you", "shouldn't the", "shouldn't you", "wouldn't that", "wouldn't this", 'i may be wrong', "shouldn't that", "shouldn't this", 'not sure about ', 'i could be wrong', 'i might be wrong', 'not so sure about ', 'not too sure about ', 'not really sure about ', 'not entirely sure about ', 'i may be missing something', 'i could be missing something', 'i might be missing something'),  # en.hedged-3
     ('help', 'quit ', 'asking', 'matter', 'saying', 'enough ', 'did you ', "where'd ", 'repeating', 'mentioning', 'where did ', 'where has ', 'do anything', 'telling you', 'where have ', 'why is there ', 'why are there ', 'change anything', 'what happened to '),  # en.reproach-2
-    ('made', 'added', 'chose', 'kinda', 'wrote', 'picked', 'set up', 'blindly', 'created', 'kind of', 'quietly', 'sort of', 'written', 'wrongly', 'silently', 'basically', 'generated', 'yet again', 'carelessly', 'configured', 'mistakenly', 'effectively', 'essentially', 'pretty much', 'conveniently', 'inadvertently', 'unintentionally'),  # en.you-did-adverb-2
+    ('kinda', 'blindly', 'kind of', 'quietly', 'sort of', 'wrongly', 'silently', ' you made', 'basically', 'yet again', ' you added', ' you chose', ' you wrote', 'carelessly', 'mistakenly', ' you picked', ' you set up', 'effectively', 'essentially', 'pretty much', ' you created', ' you written', " you've made", 'conveniently', " you've added", " you've chose", " you've wrote", 'inadvertently', ' you generated', " you've picked", " you've set up", ' you configured', " you've created", " you've written", 'unintentionally', " you've generated", " you've configured"),  # en.you-did-adverb-2
     ('meant', 'intended', 'supposed'),  # en.meant-for
     (' rather than',),  # en.instead-2
-    ('puts', 'used', 'calls', 'drops', 'emits', 'leaks', 'loses', 'mixes', 'opens', 'reads', 'saved', 'sends', 'skips', 'using', 'wipes', 'wrote', 'counts', 'does a', 'parsed', 'passed', 'prints', 'resets', 'stored', 'treats', 'writes', ' as you', 'accepts', 'applies', 'assigns', 'assumed', 'assumes', 'deletes', 'exposes', 'ignores', 'parsing', 'passing', 'reading', 'removes', 'renames', 'sending', 'treated', 'you put', 'bypasses', 'checking', 'clobbers', 'disables', 'has none', 'swallows', 'treating', ' like you', 'check for', 'hardcodes', 'have none', 'truncates', 'duplicates', 'is flipped', 'is swapped', 'you called', 'you logged', 'you pushed', "you're put", "you've put", 'are flipped', 'are swapped', 'is inverted', 'is reversed', 'since your ', 'you are put', 'you calling', 'you ignored', 'you logging', 'you pointed', 'you skipped', 'you writing', 'are inverted', 'are reversed', 'is backwards', 'you have put', 'you imported', 'are backwards', 'you committed', 'you hardcoded', "you're called", "you're logged", "you're pushed", "you've called", "you've logged", "you've pushed", 'you are called', 'you are logged', 'you are pushed', "you're calling", "you're ignored", "you're logging", "you're pointed", "you're skipped", "you're writing", "you've calling", "you've ignored", "you've logging", "you've pointed", "you've skipped", "you've writing", 'you are calling', 'you are ignored', 'you are logging', 'you are pointed', 'you are skipped', 'you are writing', 'you have called', 'you have logged', 'you have pushed', "you're imported", "you've imported", 'you are imported', 'you have calling', 'you have ignored', 'you have logging', 'you have pointed', 'you have skipped', 'you have writing', "you're committed", "you're hardcoded", "you've committed", "you've hardcoded", 'you are committed', 'you are hardcoded', 'you have imported', 'you have committed', 'you have hardcoded'),  # en.yours-does
+    ('puts', 'calls', 'drops', 'emits', 'leaks', 'loses', 'mixes', 'opens', 'reads', 'sends', 'skips', 'wipes', 'counts', 'does a', 'prints', 'resets', 'treats', 'writes', ' as you', 'accepts', 'applies', 'assigns', 'assumes', 'deletes', 'exposes', 'ignores', 'removes', 'renames', 'you put', 'bypasses', 'clobbers', 'disables', 'has none', 'swallows', 'you used', ' like you', 'hardcodes', 'have none', 'truncates', 'you saved', 'you using', 'you wrote', 'duplicates', 'is flipped', 'is swapped', 'you called', 'you logged', 'you parsed', 'you passed', 'you pushed', 'you stored', "you're put", "you've put", 'are flipped', 'are swapped', 'is inverted', 'is reversed', 'since your ', 'you are put', 'you assumed', 'you calling', 'you ignored', 'you logging', 'you parsing', 'you passing', 'you pointed', 'you reading', 'you sending', 'you skipped', 'you treated', 'you writing', "you're used", "you've used", 'are inverted', 'are reversed', 'is backwards', 'you are used', 'you bypassed', 'you checking', 'you have put', 'you imported', 'you treating', "you're saved", "you're using", "you're wrote", "you've saved", "you've using", "you've wrote", 'are backwards', 'you are saved', 'you are using', 'you are wrote', 'you bypassing', 'you check for', 'you committed', 'you hardcoded', 'you have used', "you're called", "you're logged", "you're parsed", "you're passed", "you're pushed", "you're stored", "you've called", "you've logged", "you've pushed", "you've stored", 'you are called', 'you are logged', 'you are parsed', 'you are passed', 'you are pushed', 'you are stored', 'you have saved', 'you have using', 'you have wrote', "you're assumed", "you're calling", "you're ignored", "you're logging", "you're parsing", "you're passing", "you're pointed", "you're reading", "you're sending", "you're skipped", "you're treated", "you're writing", "you've calling", "you've ignored", "you've logging", "you've pointed", "you've skipped", "you've writing", 'you are assumed', 'you are calling', 'you are ignored', 'you are logging', 'you are parsing', 'you are passing', 'you are pointed', 'you are reading', 'you are sending', 'you are skipped', 'you are treated', 'you are writing', 'you have called', 'you have logged', 'you have pushed', 'you have stored', "you're bypassed", "you're checking", "you're imported", "you're treating", "you've bypassed", "you've imported", 'you are bypassed', 'you are checking', 'you are imported', 'you are treating', 'you have calling', 'you have ignored', 'you have logging', 'you have pointed', 'you have skipped', 'you have writing', "you're bypassing", "you're check for", "you're committed", "you're hardcoded", "you've bypassing", "you've committed", "you've hardcoded", 'you are bypassing', 'you are check for', 'you are committed', 'you are hardcoded', 'you have bypassed', 'you have imported', 'you have bypassing', 'you have committed', 'you have hardcoded'),  # en.yours-does
 )
 # For a long prompt: the first three characters of each needle of FIRST -> the positions of
 # the patterns whose first group holds it; SHORT: the patterns with a shorter needle.
@@ -192,14 +192,13 @@ BY_GRAM = {
     ' ra': (77,),
     ' we': (18,),
     ' wo': (18,),
-    ' yo': (42, 65),
+    ' yo': (42, 64, 65, 75),
     "'d ": (18,),
     "'re": (29,),
     'a m': (2,),
     'a t': (71,),
     'acc': (71, 78),
     'act': (27,),
-    'add': (64, 75),
     'aft': (3,),
     'aga': (15, 22, 43),
     'agr': (43,),
@@ -238,15 +237,13 @@ BY_GRAM = {
     'can': (60, 68, 71),
     'car': (75,),
     'cha': (74,),
-    'che': (72, 78),
-    'cho': (64, 75),
+    'che': (72,),
     'clo': (44, 78),
     'com': (34, 46, 70),
-    'con': (30, 34, 57, 64, 70, 73, 75),
+    'con': (30, 34, 57, 70, 73, 75),
     'coo': (72,),
     'cor': (2, 44, 63),
     'cou': (68, 69, 78),
-    'cre': (64, 75),
     'dan': (47,),
     'del': (36, 78),
     'dep': (36, 60, 65, 71),
@@ -275,7 +272,6 @@ BY_GRAM = {
     'fee': (60, 69),
     'for': (70,),
     'gar': (2,),
-    'gen': (64, 75),
     'giv': (71,),
     'glo': (34,),
     'goo': (72,),
@@ -336,7 +332,6 @@ BY_GRAM = {
     'loo': (60, 72),
     'los': (71, 78),
     'lov': (72,),
-    'mad': (64, 75),
     'mag': (34,),
     'mak': (23,),
     'man': (70,),
@@ -373,10 +368,8 @@ BY_GRAM = {
     'our': (32, 39, 41),
     'out': (2, 71),
     'ove': (10, 47, 69),
-    'par': (71, 78),
-    'pas': (78,),
+    'par': (71,),
     'per': (43, 61, 72),
-    'pic': (64, 75),
     'pin': (70,),
     'poi': (47,),
     'pol': (30, 57, 70),
@@ -406,12 +399,10 @@ BY_GRAM = {
     'sad': (40,),
     'sai': (67,),
     'sam': (3, 17, 49),
-    'sav': (78,),
     'say': (74,),
     'see': (60,),
     'sen': (78,),
     'ser': (46,),
-    'set': (64, 75),
     'sho': (44, 66, 73),
     'sil': (75,),
     'sin': (46, 78),
@@ -422,7 +413,7 @@ BY_GRAM = {
     'st ': (43,),
     'sta': (30, 34, 43, 71),
     'sti': (3, 49),
-    'sto': (20, 24, 56, 70, 78),
+    'sto': (20, 24, 56, 70),
     'stu': (47,),
     'sty': (70,),
     'sup': (47, 71, 76),
@@ -448,8 +439,7 @@ BY_GRAM = {
     'unf': (40,),
     'uni': (75,),
     'unn': (10,),
-    'use': (47, 78),
-    'usi': (78,),
+    'use': (47,),
     'ver': (70,),
     'wai': (27, 52),
     'wan': (71,),
@@ -469,8 +459,8 @@ BY_GRAM = {
     'won': (71,),
     'wor': (2, 72),
     'wou': (44, 68, 69, 71, 73),
-    'wri': (64, 70, 75, 78),
-    'wro': (3, 19, 53, 64, 75, 78),
+    'wri': (70, 78),
+    'wro': (3, 19, 53, 75),
     'wtf': (46,),
     'y a': (54,),
     'y i': (54,),

@@ -17,7 +17,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from self_improve.detect.corrections import Row
 
-_ES_PRET = r"\b(?!exist|consist|insist|resist|asist|trist|chist|contrast|desgast)\w+(?:aste|iste)\b"
+_ES_PRET = r"\b(?!exist|consist|insist|resist|asist|persist|subsist|desist|trist|chist|contrast|desgast)\w+(?:aste|iste)\b"
 
 
 # Order is irrelevant for the yes/no answer; the first match names the hit.
@@ -34,14 +34,14 @@ PATTERNS: tuple[Row, ...] = (
     ("es.stop", r"\b(?:deja|para|dej[aá]) de (?!(?:funcionar|responder|compilar|andar|cargar|existir|ser)\b)\w+|\bno (?:sigas|vuelvas a)\b|\bbasta de\b", False),
     ("es.instead", r"\b(?:usa|utiliza|pon|prueba|p[aá]sate a|elige|toma|cambia a)\b(?:[^.?!\n]|\.(?=\S)){1,40}?\b(?:en (?:vez|lugar) de)\b|^[^\S\n]*en (?:vez|lugar) de\b|\b(?:deber[ií]a|tiene que|debe) ser\b(?:[^.?!\n]|\.(?=\S)){1,30}?(?:,\s*+|\s++)(?:y )?no\b|\bno uses [^.?!,\n]{1,30}?, (?:usa|utiliza)\b|\bc[aá]mbialo por\b", True),
     ("es.house", r"\b(?:nosotros|aqu[ií]|en este (?:repo|repositorio|proyecto|equipo)|en el equipo)\b(?:[^.?!\n]|\.(?=\S)){0,30}?\b(?:nunca|jam[aá]s|siempre|solo|s[oó]lo|solamente|[uú]nicamente)\b|\b(?:nunca|jam[aá]s|siempre|solo|s[oó]lo) (?:hacemos|usamos|desplegamos|registramos|commiteamos|subimos|ponemos|guardamos|escribimos|mezclamos|mergeamos)\b|\b(?:usamos|hacemos|ponemos|escribimos|guardamos)\b(?:[^.?!\n]|\.(?=\S)){1,30}?,\s*+(?:no|nunca|jam[aá]s|nada de)\b|\bnuestra (?:regla|norma|convenci[oó]n|pol[ií]tica)\b|\bla (?:regla|norma|convenci[oó]n) (?:aqu[ií]|es|del equipo|del proyecto|de la casa)\b|^[^\S\n]*(?:solo|s[oó]lo|solamente|[uú]nicamente) [\w.-]+,\s*+(?:nada de|no|ni|sin)\b|\b(?:sigue|respeta|mant[eé]n|copia|imita)\b(?:[^.?!\n]|\.(?=\S)){0,25}?\b(?:ya hay|existente|ya tiene|el resto|los dem[aá]s|el estilo|la convenci[oó]n|el patr[oó]n)\b|\bnada (?:se )?(?:despliega|sube|entra|va|pasa|se mergea)\b(?:[^.?!\n]|\.(?=\S)){0,30}?\bsin\b", True),
-    ("es.factual", r"\b(?:desapareci[oó]|se (?:elimin[oó]|quit[oó]|renombr[oó]|retir[oó])|fue (?:eliminad[oa]|renombrad[oa]|retirad[oa])|est[aá] (?:deprecad[oa]|obsolet[oa]))\b|\bya no existe\b|[\w`)\]-]\s*+no existe\b|\bno (?:hay|existe) (?:ning[uú]n|ninguna|tabla|opci[oó]n|flag|m[eé]todo|funci[oó]n|campo|columna|m[oó]dulo|paquete|api|--|`)|\bno tiene (?:ning[uú]n |ninguna )?(?:--|`|api\b|opci[oó]n|flag|m[eé]todo|async)|(?<!que )\bse llama(?:n)? (?!como)|\b(?:el|la) (?:de verdad|bueno|buena|correct[oa]|real) (?:es|se llama)\b|\bno existe \S*[._`(]|\bya trae\b|\bahora es (?!(?:s[oó]lo|tu turno|mejor)\b)|\beso es (?:httpx|el \w+ viejo|la api vieja|la versi[oó]n vieja)", True),
+    ("es.factual", r"\b(?:desapareci[oó]|se (?:elimin[oó]|quit[oó]|renombr[oó]|retir[oó])|fue (?:eliminad[oa]|renombrad[oa]|retirad[oa])|est[aá] (?:deprecad[oa]|obsolet[oa]))\b|\bya no existe\b|[\w`'\u0022)\]-]\s*+no existe\b|\bno (?:hay|existe) (?:ning[uú]n|ninguna|tabla|opci[oó]n|flag|m[eé]todo|funci[oó]n|campo|columna|m[oó]dulo|paquete|api|--|`)|\bno tiene (?:ning[uú]n |ninguna )?(?:--|`|api\b|opci[oó]n|flag|m[eé]todo|async)|(?<!que )\bse llama(?:n)? (?!como)|\b(?:el|la) (?:de verdad|bueno|buena|correct[oa]|real) (?:es|se llama)\b|\bno existe \S*[._`(]|\bya trae\b|\bahora es (?!(?:s[oó]lo|tu turno|mejor)\b)|\beso es (?:httpx|el \w+ viejo|la api vieja|la versi[oó]n vieja)", True),
     ("es.after-praise", r"^[^\S\n]*(?:bien|genial|gracias|perfecto|vale|ok(?:ay)?|guay|chulo|bueno|estupendo|excelente|funciona|ya funciona|est[aá] bien(?: encaminado)?|buen trabajo|me gusta)\b(?:[^.?!\n]|\.(?=\S)){0,40}?[,.!;:\u2014-]?\s*+(?:pero|aunque|solo que|s[oó]lo que|eso s[ií]|sin embargo|excepto|salvo|una cosa|un detalle)\b(?!\s*+,?\s*+(?:tambi[eé]n|ahora|antes|primero|despu[eé]s|ma[ñn]ana|luego|m[aá]s tarde)\b)|\bno es (?:el|la) nuestr[oa]\b", False),
     ("es.hedged", r"\bno estoy (?:muy |del todo |tan )?(?:seguro|segura|convencid[oa])\b(?! de (?:c[oó]mo|cu[aá]l|d[oó]nde|entender)\b)|\bno creo que (?:sea|est[eé]|haga|funcione|eso|esto|quieras|queramos|haga falta)\b|\bpreferir[ií]a (?:que|no|mantener|dejar)\b|\bmejor no\b|\bcreo que te equivocas\b|\bcasi,? pero\b|^[^\S\n]*(?:casi|no del todo|no exactamente)\s*+[,.!:]|\bme parece que\b(?:[^.?!\n]|\.(?=\S)){0,40}?\bno\b|\bno s[eé] yo si\b|\beso no me cuadra\b|\bno me cuadra\b", True),
     ("es.sure", r"¿\s*+seguro\b|^[^\S\n]*seguro\s*+\?|\best[aá]s segur[oa]\b", False),
     ("es.still", r"\bsigue (?:fallando|sin funcionar|roto|rota|dando|en rojo|igual|el mismo|petando|sin ir)\b|\btodav[ií]a (?:da|falla|no funciona|peta|sale|est[aá] roto)\b|\bsigo (?:teniendo|viendo|recibiendo)\b|\b(?:el )?mismo (?:error|stack ?trace|traceback|fallo|problema)\b|\btu (?:arreglo|cambio|fix|soluci[oó]n)\b(?:[^.?!\n]|\.(?=\S)){0,20}?\bno (?:funcion[oó]|ha funcionado|sirvi[oó]|arregl[oó])\b", False),
     ("es.unneeded", r"\bsobran?\s*+(?:[,.;!]|$)|\bno hac[ií]a falta\b|\bno era necesario\b|\b(?:eso|esto|esa \w+|ese \w+) (?:es excesivo|es demasiado|sobra)\b|\b(?:es|era) (?:excesivo|innecesario)\b", False),
     # --- Spanish: general forms
-    ("es.you-past", r"(?<!\bsi )(?<!\bcuando )(?<!\bque )(?<!\bcomo )(?<!\bgracias, )\b(?!(?:a[ñn]adiste|creaste|arreglaste|dijiste|mencionaste|preguntaste|sugeriste|propusiste|encontraste|hiciste|explicaste|ayudaste|probaste|resolviste|solucionaste|viste|pediste|comentaste|preparaste|revisaste|entendiste|terminaste|acabaste|lograste|conseguiste|mejoraste|documentaste|escribiste|montaste|empezaste)\b)\w+(?:aste|iste)\b|\b(?:me |lo |la |le |los |las |se |te )?has (?!(?:a[ñn]adido|creado|arreglado|dicho|mencionado|preguntado|sugerido|propuesto|encontrado|hecho|explicado|ayudado|probado|resuelto|solucionado|visto|pedido|comentado|preparado|revisado|entendido|terminado|acabado|logrado|conseguido|mejorado|documentado|escrito|sido|estado|tenido|podido)\b)\w+(?:ado|ido|to|cho)\b|\bacabas de \w+", True),
+    ("es.you-past", r"(?<!\bsi )(?<!\bcuando )(?<!\bque )(?<!\bcomo )(?<!\bgracias, )\b(?!exist|consist|insist|resist|asist|persist|subsist|desist|trist|chist|contrast|desgast)(?!(?:a[ñn]adiste|creaste|arreglaste|dijiste|mencionaste|preguntaste|sugeriste|propusiste|encontraste|hiciste|explicaste|ayudaste|probaste|resolviste|solucionaste|viste|pediste|comentaste|preparaste|revisaste|entendiste|terminaste|acabaste|lograste|conseguiste|mejoraste|documentaste|escribiste|montaste|empezaste)\b)\w+(?:aste|iste)\b|\b(?:me |lo |la |le |los |las |se |te )?has (?!(?:a[ñn]adido|creado|arreglado|dicho|mencionado|preguntado|sugerido|propuesto|encontrado|hecho|explicado|ayudado|probado|resuelto|solucionado|visto|pedido|comentado|preparado|revisado|entendido|terminado|acabado|logrado|conseguido|mejorado|documentado|escrito|sido|estado|tenido|podido)\b)\w+(?:ado|ido|to|cho)\b|\bacabas de \w+", True),
     ("es.judged", r"(?:^|(?<=[.!;:,]))[^\S\n]*+(?:el|la|los|las|tu|tus|ese|esa|este|esta|tu|su) (?:[\w./`'-]++ ){0,2}?(?:est[aá]n?|es|son|sigue|siguen|qued[oó]|queda) (?:(?:totalmente|completamente|muy|todo|bastante|claramente|super|todav[ií]a)\s++)?(?:mal\b|incorrect[oa]s?\b|err[oó]ne[oa]s?\b|rot[oa]s?\b)", True),
     ("es.reproach-more", r"\bqu[eé] (?:pinta|hace|hacen) (?:un|una|el|la|los|las|ese|esa|este|esta|eso|esto) (?:[^.?!\n]|\.(?=\S)){1,30}? (?:en|ah[ií]|aqu[ií])\b|\bpor qu[eé] (?:hay|est[aá]) (?:ahora )?(?:un|una|el|la)\b", False),
     ("es.restate-more", r"\bcomo (?:ya )?(?:te )?(?:lo )?(?:puse|escrib[ií]|pon[ií]a|dej[eé] (?:escrito|claro))\b|\b(?:arriba|antes|m[aá]s arriba) (?:te )?(?:lo )?(?:puse|dije|escrib[ií]|coment[eé]|indiqu[eé])\b", False),
@@ -111,7 +111,7 @@ _NEW_WORK_VERBS_ES = (r"(?:escribe|escr[ií]beme|crea|cr[eé]ame|haz|hazme|gener
                       # the same with a clitic ("Prepárame el playbook"), and a wish for new work ("Quiero un script ...",
                       # "tengo que montar una api ...": issue 13, precision round 3)
                       r"|prep[aá]rame|config[uú]rame|dis[eé][ñn]ame|progr[aá]mame|implem[eé]ntame|g[eé]nerame|constr[uú]yeme|red[aá]ctame"
-                      r"|(?:quiero|necesito|quer[ií]a|necesitar[ií]a) (?:un|una)|tengo que (?:montar|hacer|escribir|crear|preparar|programar|implementar))\b")
+                      r"|(?:quiero|necesito|quer[ií]a|necesitar[ií]a) (?:un|una|unos|unas|el|la|los|las)|tengo que (?:montar|hacer|escribir|crear|preparar|programar|implementar))\b")
 _NEW_WORK_ES = r"^[^\S\n]*" + _NEW_WORK_VERBS_ES
 # A rule stated for new work: a sentence opens a request and the agent's past is never named
 # ("Solo Chrome en este proyecto. Escribe el test e2e."), or "..., así que escribe ...".
@@ -125,7 +125,11 @@ _RULE_OPENS_NEW_WORK_ES = (
     r"\A(?!(?s:.)*?(?:\b(?:has|te|tus?|t[uú])\b|" + _ES_PRET + r"))(?s:.)*?(?:(?:^|[.!:;][^\S\n]++)(?:ahora )?"
     r"(?:planifica|" + _NEW_WORK_VERBS_ES + r")|\bas[ií] que (?:pon|incluye|planifica|" + _NEW_WORK_VERBS_ES + r")"
     # "..., crea el nodo que ...": the request in the next clause (issue 13, round 2)
-    r"|,[^\S\n]*+(?:y |ahora |luego )?(?:planifica|" + _NEW_WORK_VERBS_ES + "))"
+    r"|,[^\S\n]*+(?:y |ahora |luego )?(?:planifica|" + _NEW_WORK_VERBS_ES + ")"
+    # "... el servicio que vas a escribir tiene que ...", "Antes de que empieces: ...": the rule is for work
+    # still to come (issue 13, round 6: upfront-rule)
+    r"|\bvas a (?:escribir|crear|montar|hacer|generar|implementar|preparar|configurar|programar|dise[ñn]ar|desarrollar)\b"
+    r"|\bantes de (?:que (?:empieces|empecemos|arranques|te pongas)|empezar|arrancar|comenzar|ponerte)\b)"
 )
 _ASKING_ES = r"\b(?:c[oó]mo (?:lo|la|hago|puedo|se)|puedes|podr[ií]as|ay[uú]dame|arregla|investiga|averigua|qu[eé] (?:hago|reviso|significa|miro))\b"
 # Somebody else's words, reported in the prompt's first clause, where the agent's work is never named: "Mi compañero dice que así
@@ -134,7 +138,9 @@ _REPORTED_ES = (
     r"\A(?!(?s:.)*?(?:\btus?\b|\bhas \w+(?:ado|ido|to|cho)\b|" + _ES_PRET + r"))[^.?!,;\n]{0,60}?"
     r"(?<!\blo que )(?<!\blo que el )(?<!\blo que la )(?<!\blo que mi )\b(?:proveedor|compa[ñn]er[oa]|jef[ea]|changelog|documentaci[oó]n|docs|readme|ci|jenkins|logs?|compilador"
     r"|linter|equipo|alguien|ticket|qa|soporte|cliente|usuarios?|mantenedor(?:es)?|revisor[a]?|tutor[a]?|profesor[a]?"
-    r"|profe|amig[oa]|consultor[a]?|contratista|autor[a]?|blog|art[ií]culo|tutorial|gu[ií]a|libro|curso)\b[^.?!,;\n]{0,30}?"
+    r"|profe|amig[oa]|consultor[a]?|contratista|autor[a]?|blog|art[ií]culo|tutorial|gu[ií]a|libro|curso"
+    # round 6: more third parties ("El técnico dice que el registro es el 40021, no el 40012")
+    r"|t[eé]cnic[oa]|fabricante|ingenier[oa]|operador[a]?|auditor[a]?|abogad[oa]|contable|gestor[ií]a|banco|transportista|naviera|aerol[ií]nea)\b[^.?!,;\n]{0,30}?"
     r"\b(?:dice|dijo|dicen|dijeron|afirma|cree|insiste|asegura|muestra|imprime|pone|comenta|coment[oó]|jura)\b"
 )
 # Somebody else's work judged in the prompt's first clause, where the agent's work is never named: "La
@@ -148,10 +154,10 @@ _THIRD_PARTY_JUDGED_ES = (
 # kiosko no tiene teclado", "No. El robot usa una Jetson", "No, no usamos Docker en local"), and
 # nothing after it that turns on the agent (you, your, a demand, an undoing, a verdict, "X, no Y"):
 # the answer to the agent's question (issue 13, precision round 2: no-answer).
-_NO_FACT_ES = (
+_NO_FACT_HEAD_ES = (
     # not "No, usa pnpm" / "No, va en el otro fichero": with no subject, "usa" is the imperative
     r"^[^\S\n]*+(?:que )?(?:no+|nop|nope)[\s,.!;:\u2014\u2013-]++"
-    r"(?!(?:usa|utiliza|pon|quita|elimina|borra|cambia|deja|mant[eé]n|vuelve|lee|manda|guarda|corre|trae|lleva|va|ve|haz|mira|prueba|apunta)\b)"
+    r"(?!(?:usa|utiliza|acepta|admite|soporta|atiende|opera|pon|quita|elimina|borra|cambia|deja|mant[eé]n|vuelve|lee|manda|guarda|corre|trae|lleva|va|ve|haz|mira|prueba|apunta)\b)"
     r"(?:(?:ya|todav[ií]a|tambi[eé]n|aqu[ií]|ah[ií]|en (?:local|prod|producci[oó]n|staging))[\s,]++)?"
     # "No, que yo sepa nadie más usa esa cola", "No, la tesis la escribo con biber": hearsay, nobody, the user's own habit (round 3)
     r"(?:(?:que yo sepa|creo que|dir[ií]a que),?[^\S\n]++)?"
@@ -159,11 +165,24 @@ _NO_FACT_ES = (
     r"(?:(?:no|ya|solo|s[oó]lo|todav[ií]a|tambi[eé]n|siempre|nunca) )?"
     r"(?:es|son|est[aá]n?|tiene|tienen|tenemos|trae|traen|usa|usan|usamos|corre|corren|va|van|viene|vienen|se \w+|lleva|llevan|trabajamos|hay|vive|viven|funciona|funcionan|apunta|apuntan|depende|dependen"
     r"|trabaja|trabajan|entra|entran|consume|consumen|paga|pagan|cobra|cobran|cierra|cierran|abre|abren|juega|juegan|env[ií]a|env[ií]an|mide|miden|genera|generan|necesita|necesitan|sale|salen|manda|mandan|llega|llegan|recibe|reciben|guarda|guardan|lee|leen"
+    r"|opera|operan|acepta|aceptan|admite|admiten|soporta|soportan|atiende|atienden"
     r"|(?:lo |la |los |las )?(?:escribo|uso|utilizo|tengo|trabajo|hago|compilo|despliego|ejecuto|corro|lanzo))\b"
-    r"(?!(?s:.){0,300}?(?:\b(?:te|tu|tus|t[uú]|has|hab[ií]as|debe|deben|deber[ií]a|tiene que|tienen que|hay que|dije|ped[ií]|dec[ií]a|mal|incorrect[oa]s?|equivocad[oa]s?|equivocas|sino|en vez|en lugar|pero|rompe|rompes)\b|" + _ES_PRET + r"|!"
-    r"|(?:^|[,;:.]\s*+|\by\s++)(?:usa|utiliza|pon|quita|elimina|borra|cambia|deshaz|revierte|vuelve|deja|d[eé]jalo|mant[eé]n|c[aá]mbialo|qu[ií]talo)\b"
-    r"|,\s*+(?:y )?no (?!(?:es|son|tiene|tienen|hay|trae|traen|est[aá]n?|usa|usan|usamos|tenemos|se|con|en|por|desde|de|del|v[ií]a)\b)))"
 )
+# What turns an answer on the agent: you, your, an undoing, a verdict, "X, no Y" (and, unless the duty is the
+# consequence of the fact, a "must": see _NO_FACT_SO_ES).
+_NO_FACT_MUST_ES = r"debe|deben|deber[ií]a|tiene que|tienen que|hay que|"
+
+
+def _no_fact_aimed_es(must: str) -> str:
+    return (r"(?!(?s:.){0,300}?(?:\b(?:te|tu|tus|t[uú]|has|hab[ií]as|" + must + r"dije|ped[ií]|dec[ií]a|mal|incorrect[oa]s?|equivocad[oa]s?|equivocas|sino|en vez|en lugar|pero|rompe|rompes)\b|" + _ES_PRET + r"|!"
+            r"|(?:^|[,;:.]\s*+|\by\s++)(?:usa|utiliza|pon|quita|elimina|borra|cambia|deshaz|revierte|vuelve|deja|d[eé]jalo|mant[eé]n|c[aá]mbialo|qu[ií]talo)\b"
+            r"|,\s*+(?:y )?no (?!(?:es|son|tiene|tienen|hay|trae|traen|est[aá]n?|usa|usan|usamos|tenemos|se|con|en|por|desde|de|del|v[ií]a)\b)))")
+
+
+_NO_FACT_ES = _NO_FACT_HEAD_ES + _no_fact_aimed_es(_NO_FACT_MUST_ES)
+# "No, el juzgado solo acepta PDF/A, así que hay que convertir antes": the duty follows from the fact about the
+# world ("así que"), it is not laid on the agent's work (issue 13, round 6: no-answer)
+_NO_FACT_SO_ES = _NO_FACT_HEAD_ES + r"(?=(?:[^.?!\n]|\.(?=\S)){0,120}?\bas[ií] que\b)" + _no_fact_aimed_es("")
 # round 5: a prompt that never names the agent's work (tu, has ..., a preterite, "este cambio")
 _NO_AGENT_ES = r"\A(?!(?s:.)*?(?:\btus?\b|\bhas \w+(?:ado|ido|to|cho)\b|" + _ES_PRET + r"|\b(?:es[ea]|est[ea]) (?:cambio|commit|parche|diff)\b))"
 # ... and asks about or discusses its own problem: "esto rompe el build desde ayer, ¿lo miras?"
@@ -171,27 +190,32 @@ _OWN_PROBLEM_ES = _NO_AGENT_ES + r"(?s:.)*?(?:\?|\b(?:arregla|investiga|averigua
 # ... or opens with a heading for new work: "Para el visor de mapas: nada de Google Maps, ..."
 _HEADING_RULE_ES = _NO_AGENT_ES + r"[^\S\n]*+(?:para|en) (?:el|la|los|las) [^.:\n]{1,40}:"
 _LEADING_NO_ES = r"\A[^\S\n]*+(?:que )?(?:no+|nop|nope)[\s,.!;:]"
-UNLESS: dict[str, str] = {"es.general-3": f"{_UPFRONT_ES}|{_NO_FACT_ES}", "es.house": _RULE_OPENS_NEW_WORK_ES,
+UNLESS: dict[str, str] = {"es.general-3": f"{_UPFRONT_ES}|{_NO_FACT_ES}", "es.house": f"{_RULE_OPENS_NEW_WORK_ES}|{_HEADING_RULE_ES}|{_NO_FACT_ES}",
                           "es.wrong": f"{_REPORTED_ES}|{_THIRD_PARTY_JUDGED_ES}", "es.factual": f"{_REPORTED_ES}|{_THIRD_PARTY_JUDGED_ES}|{_RULE_FOR_NEW_WORK_ES}", "es.you-erred": _REPORTED_ES,
-                          "es.after-praise-2": _REPORTED_ES, "es.hedged": _REPORTED_ES, "es.fact-more": _REPORTED_ES,
-                          "es.house-we": _RULE_OPENS_NEW_WORK_ES, "es.general-rule": _RULE_OPENS_NEW_WORK_ES, "es.judged": _DISCUSSING_ES, "es.more": f"{_NEW_WORK_ES}|{_REPORTED_ES}|{_RULE_FOR_NEW_WORK_ES}|{_HEADING_RULE_ES}",
+                          "es.after-praise-2": _REPORTED_ES, "es.hedged": _REPORTED_ES, "es.fact-more": f"{_REPORTED_ES}|{_RULE_FOR_NEW_WORK_ES}",
+                          "es.house-we": f"{_RULE_OPENS_NEW_WORK_ES}|{_NO_FACT_ES}", "es.general-rule": f"{_RULE_OPENS_NEW_WORK_ES}|{_HEADING_RULE_ES}", "es.judged": _DISCUSSING_ES, "es.more": f"{_NEW_WORK_ES}|{_REPORTED_ES}|{_RULE_FOR_NEW_WORK_ES}|{_HEADING_RULE_ES}",
                           "es.house-frame": f"{_NEW_WORK_ES}|{_RULE_FOR_NEW_WORK_ES}",
                           "es.fact-contrast": f"{_LEADING_NO_ES}|{_RULE_FOR_NEW_WORK_ES}|{_REPORTED_ES}|{_THIRD_PARTY_JUDGED_ES}",
                           "es.hedged-5": f"{_NEW_WORK_ES}|{_REPORTED_ES}|\\bqu[eé] (?:opinas|te parece|crees|me recomiendas)\\b",
                           "es.you-did-2": f"{_OWN_PROBLEM_ES}|{_REPORTED_ES}|{_THIRD_PARTY_JUDGED_ES}",
                           "es.house-yours": _NEW_WORK_ES,
-                          "es.factual-2": f"{_NEW_WORK_ES}|{_RULE_FOR_NEW_WORK_ES}|{_ASKING_ES}|{_NO_FACT_ES}|{_THIRD_PARTY_JUDGED_ES}|[,;][^\\S\\n]*(?:a[ñn]ád(?:e|ela|elo|elas|elos)|[uú]sal[ao]|p[oó]nl[ao]|m[eé]tel[ao])\\b",
+                          "es.factual-2": f"{_NEW_WORK_ES}|{_RULE_FOR_NEW_WORK_ES}|{_ASKING_ES}|{_NO_FACT_ES}|{_REPORTED_ES}|{_THIRD_PARTY_JUDGED_ES}|[,;][^\\S\\n]*(?:a[ñn]ád(?:e|ela|elo|elas|elos)|[uú]sal[ao]|p[oó]nl[ao]|m[eé]tel[ao])\\b",
                           "es.hedged-3": f"{_ASKING_ES}|\\bqu[eé] (?:opinas|te parece|crees)\\b",
                           "es.reproach-3": r"\b(?:tarda|tardan|falla|fallan|peta|petan|se cuelga|iba|iban|me ayudas|ay[uú]dame|en mi m[aá]quina|no (?:lo )?entiendo)\b"}
 # "No, it can go", "No, not urgent": an answer to the agent's question, not a correction (issue 13).
 UNLESS_AT: dict[str, str] = {
+    # "Estupendo. Ahora, el mismo informe pero para Zaragoza": praise, then the next request opens with "ahora"
+    # (not "ahora bien", a reservation); its "pero" qualifies the new work (issue 13, round 6: praise)
+    "es.after-praise-2": r"[^\S\n]*+(?:[\w-]+ ){0,6}?(?:gracias|genial|perfecto|guay|estupendo|excelente|buen trabajo|muy bien|bien hecho|de lujo|vale)[^\S\n]*+[.!,][^\S\n]*+(?:y )?ahora\b(?! bien\b)",
     # "Para que lo tengas en cuenta ...": a purpose clause (no accent, no question), not "¿para qué ...?" (round 3)
     "es.reproach": r"para que\b(?![^?\n]*+\?)",
     # "Dicho esto, crea el script ...": a request for new work follows the context, nothing is reproached (round 3)
     "es.reproach-more2": r"dicho esto[\s,:]++(?:ahora |entonces )?" + _NEW_WORK_VERBS_ES,
     # "¿Es incorrecto usar float32 ...?": a question that opens the prompt asks, it judges nothing (round 2)
     "es.you-erred": r"[^\S\n]*+¿[^?\n]*+\?",
-    "es.no": r"^[^\S\n]*(?:que )?(?:no+|nop|nope)[\s,.!;:\u2014\u2013-]++(?:[^.?!\n]|\.(?=\S)){0,100}?,[^\S\n]*+(?:puedes|pod[eé]s|se puede(?:n)?) (?:quitar|borrar|eliminar|tirar|seguir|continuar)\w*\b|^[^\S\n]*(?:que )?(?:no+|nop|nope)[\s,.!;:\u2014\u2013-]++(?:[^.?!\n]|\.(?=\S)){0,30}?\bno (?:tenemos|tengo|hay) (?:acceso|permisos?|cuenta|credenciales|licencia)\b|^[^\S\n]*(?:que )?(?:no+|nop|nope)[\s,.!;:\u2014\u2013-]++(?:[^.?!\n]|\.(?=\S)){0,50}?(?:\b|(?<=\s))(?:adelante|se puede(?:n)? (?:quitar|borrar|eliminar|dejar)|no es urgente|sin prisa|nadie lo (?:usa|llama)|es (?:privad|p[uú]blic)\w*|\b(?:se puede|puedes|pod[eé]s)\b|\bdale\b)|^[^\S\n]*(?:que )?(?:no+|nop|nope)[\s,.!;:\u2014\u2013-]++(?=\S)(?!(?s:.){0,300}?(?:\bno\b|\bnunca\b|\bsino\b|\ben vez\b|\ben lugar\b|\bmal\b|\bincorrect|\bdeshaz|\brevierte|\bvuelve\b|\bdeja\b|\bmant[eé]n|\bpara\b|\beso es\b|\bes(?:o|to)? (?:el|la|un|una)\b|\bte dije\b|\bdije\b|\bdebe|\btiene que\b|\bpero\b|\brompe|\busa\b|\busamos\b|!|\b(?:el|la|los|las) [\w.`-]+ (?:es|está|son|va|van)\b|\bqué va\b|\bsolo\b))|" + _NO_FACT_ES}
+    # "No, the CSV has no header row": English after the "No," (the English table reads it), not Spanish (round 6)
+    "es.no": r"^[^\S\n]*(?:no+|nop|nope)[\s,.!;:]++(?:the|it|it's|we|we're|i|i'm|this|that|there|they|our|my|you)\b(?![\u00c0-\u024f])|"
+    r"^[^\S\n]*(?:que )?(?:no+|nop|nope)[\s,.!;:\u2014\u2013-]++(?:[^.?!\n]|\.(?=\S)){0,100}?,[^\S\n]*+(?:puedes|pod[eé]s|se puede(?:n)?) (?:quitar|borrar|eliminar|tirar|seguir|continuar)\w*\b|^[^\S\n]*(?:que )?(?:no+|nop|nope)[\s,.!;:\u2014\u2013-]++(?:[^.?!\n]|\.(?=\S)){0,30}?\bno (?:tenemos|tengo|hay) (?:acceso|permisos?|cuenta|credenciales|licencia)\b|^[^\S\n]*(?:que )?(?:no+|nop|nope)[\s,.!;:\u2014\u2013-]++(?:[^.?!\n]|\.(?=\S)){0,50}?(?:\b|(?<=\s))(?:adelante|se puede(?:n)? (?:quitar|borrar|eliminar|dejar)|no es urgente|sin prisa|nadie lo (?:usa|llama)|es (?:privad|p[uú]blic)\w*|\b(?:se puede|puedes|pod[eé]s)\b|\bdale\b)|^[^\S\n]*(?:que )?(?:no+|nop|nope)[\s,.!;:\u2014\u2013-]++(?=\S)(?!(?s:.){0,300}?(?:\bno\b|\bnunca\b|\bsino\b|\ben vez\b|\ben lugar\b|\bmal\b|\bincorrect|\bdeshaz|\brevierte|\bvuelve\b|\bdeja\b|\bmant[eé]n|\bpara\b|\beso es\b|\bes(?:o|to)? (?:el|la|un|una)\b|\bte dije\b|\bdije\b|\bdebe|\btiene que\b|\bpero\b|\brompe|\busa\b|\busamos\b|!|\b(?:el|la|los|las) [\w.`-]+ (?:es|está|son|va|van)\b|\bqué va\b|\bsolo\b))|" + _NO_FACT_ES + "|" + _NO_FACT_SO_ES}
 
 # ---- other needle groups (generated by bench/corrections_needles.py: do not edit by hand) -
 # Per pattern (in the order of PATTERNS), its needle groups after the first.

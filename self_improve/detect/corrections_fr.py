@@ -49,7 +49,9 @@ PATTERNS: tuple[Row, ...] = (
     ("fr.factual-like", r"\bcomme (?:le |la |l')?[\w.`()-]+ (?:le )?faisait\b|\bcomme le faisait\b|\bc'est (?:de la |du |l'|la |le )?(?:\S+ ){0,2}?(?:syntaxe|api)\b|\bne (?:marche|fonctionne) pas comme [çc]a\b|\bn'est pas valide\b", True),
     ("fr.praise-then", r"\b(?:bien|super|top|parfait|merci|g[eé]nial|nickel|cool)\s*+[.!]\s*+(?:mais|par contre|sauf que|cependant)\b(?![\s,]*+(?:aussi|ajoute|rajoute|je voudrais|j'aimerais|peux-tu|tu peux|pourrais-tu|il faudra|il faudrait|pense [àa]|n'oublie|(?:une |petite |autre |une autre |une petite )?question)\b)", False),
     ("fr.not-sure-right", r"\bje ne suis pas (?:s[uû]r|certain)e? que (?:ce soit|c'est|ça soit|ça|cela soit) (?:correct|juste|bon|vrai|exact)\b", False),
-    ("fr.more", r"\bil y a une (?:bonne )?raison (?:pour que tu|pour laquelle tu|de)\b|\bqui (?:a|t'a) demand[eé] (?:un|une|le|la|des|ça|ca)\b|\bl'inverse de ce que\b|\bj'avais (?:bien |pourtant )?dit\b|\bce que j'ai dit\b|\bon ne peut pas\b(?:[^.?!\n]|\.(?=\S)){0,40}?\b(?:en m[eê]me temps|sur la m[eê]me|ensemble)\b|\ba supprim[eé]\b(?:[^.?!\n]|\.(?=\S)){0,30}?\ben (?:v|version )?\d+(?:\.\d+)*\b|\bce n'est pas acceptable\b|\bpas acceptable\b|\bne me convainc pas\b|\bj'ai des doutes\b|\bpas de nouveaux? (?:paquets|d[eé]pendances|librairies)\b|\bne va pas\s*+[,.]", False),
+    # "Il y a une raison de ne pas passer à protobuf ?" asks about new work; "... de ne pas avoir testé ?"
+    # reproaches (round 6: question)
+    ("fr.more", r"\bil y a une (?:bonne )?raison (?:pour que tu|pour laquelle tu|de\b(?! (?:ne )?pas (?!avoir\b)))|\bqui (?:a|t'a) demand[eé] (?:un|une|le|la|des|ça|ca)\b|\bl'inverse de ce que\b|\bj'avais (?:bien |pourtant )?dit\b|\bce que j'ai dit\b|\bon ne peut pas\b(?:[^.?!\n]|\.(?=\S)){0,40}?\b(?:en m[eê]me temps|sur la m[eê]me|ensemble)\b|\ba supprim[eé]\b(?:[^.?!\n]|\.(?=\S)){0,30}?\ben (?:v|version )?\d+(?:\.\d+)*\b|\bce n'est pas acceptable\b|\bpas acceptable\b|\bne me convainc pas\b|\bj'ai des doutes\b|\bpas de nouveaux? (?:paquets|d[eé]pendances|librairies)\b|\bne va pas\s*+[,.]", False),
     # --- issue 13: general forms of house rules, facts, restating and hedging seen in new scenarios
     ("fr.general-rule", r"\brien n'(?:entre|part|va|passe|sort|est (?:mergé|déployé|livré))\b(?:[^.?!\n]|\.(?=\S)){0,60}?\bsans\b|\bseul (?:le |la |l')[\w-]+(?: (?:de|du) [\w-]+)? (?:a le droit|peut|peuvent)\b|\bjamais de [\w-]+(?: [\w-]+)? dans\b|\brègle maison\b|\bjuste un truc\s*+:|\bseul (?:souci|problème)\b|\bje le redis\b|\bcomme convenu\b|\bje te rappelle\b|\bcombien de fois\b|\bau lieu de (?:corriger|réparer|modifier)\b", False),
     ("fr.general-fact", r"\btu penses à\b|\btu veux dire\b|\bavant (?:ton|ta|tes) (?:refactoring|refacto|changement|modification|commit|patch)\b|\bqu'est-il arrivé\b|\bqu'est-ce qui est arrivé\b|\b(?:sont|est) passée?s? où\b", False),
@@ -126,13 +128,28 @@ _OTHERS_CODE_FR = (_THIRD_PARTY_FR + r"|\b(?:legacy|vieux code|code (?:h[ée]rit
 # The prompt opens on somebody else as the subject ("Le prestataire a codé ... c'est faux").
 _OTHERS_SUBJECT_FR = (r"^[^\S\n]*+(?:le|la|les|l'|mon|ma|mes|notre|nos|un|une|des) ?(?:prestataires?|fournisseurs?|clients?|clientes?|partenaires?"
                       r"|coll[eè]gues?|stagiaires?|agence|banque|fabricant|[ée]diteur|auditeur|sous-traitants?|ancienne [ée]quipe|ancien prestataire)\b")
-_UPFRONT_ANY_FR = _UPFRONT_MORE_FR + "|" + _UPFRONT_RULE_FR + "|" + _FUTURE_WORK_FR + "|" + _NEW_WORK_FR
+# Nothing in the prompt points at the agent's work (its change, an undoing, a reproach).
+_NOT_AGENT_WORK_FR = (r"^(?!(?s:.){0,300}?\b(?:ton|ta|tes|t'as|t'avais|tu as|tu avais|tu viens|remets|enl[eè]ve|retire|de nouveau|encore|pourquoi|au lieu)\b)")
+# The request for new work asked as a question ("Tu peux me créer le middleware ... ?", "... . Pouvez-vous
+# monter ...?"), opening the prompt or following the rule (round 6: upfront-rule, the "tu peux" form).
+_ASK_FR = (r"(?:tu peux|tu pourrais|peux-tu|pourrais-tu|vous pouvez|vous pourriez|pouvez-vous|pourriez-vous) (?:me |m'|nous |bien |stp |s'il te pla[iî]t )*"
+           r"(?:[ée]crire|cr[ée]er|monter|coder|g[ée]n[ée]rer|impl[ée]menter|pr[ée]parer|r[ée]diger|construire|d[ée]velopper|configurer|mettre en place|ajouter|concevoir|faire (?:un|une|des))\b")
+_NEW_WORK_ASK_FR = r"^[^\S\n]*+" + _ASK_FR + "|" + _NOT_AGENT_WORK_FR + r"(?s:.){0,300}?[.;:!]\s*+" + _ASK_FR
+# A rule, then a pointer to what already exists ("..., tu peux regarder le consumer existant", "tu
+# trouveras la config dans infra/"): context for work to come, not a correction (round 6: upfront-rule).
+_POINTER_FR = (_NOT_AGENT_WORK_FR + r"(?s:.){0,300}?(?:[.;:,!\u2014\u2013]|\bet)\s*+(?:tu (?:peux|pourras) (?:regarder|jeter un (?:[œo]e?il|coup d'[œo]e?il)|t'inspirer|reprendre|t'appuyer|te baser)"
+               r"|tu (?:trouveras|as (?:d[ée]j[àa] )?(?:un|une|des) [\w-]+ (?:dans|sous))|regarde (?:le|la|les|l') ?[\w-]+ (?:existant|d[ée]j[àa])|voir (?:le|la|les|l'))\b")
+_UPFRONT_ANY_FR = _UPFRONT_MORE_FR + "|" + _UPFRONT_RULE_FR + "|" + _FUTURE_WORK_FR + "|" + _NEW_WORK_FR + "|" + _NEW_WORK_ASK_FR + "|" + _POINTER_FR
+# Somebody else's claim reported ("L'agence dit que la police est Inter, pas Roboto"): a fact they give,
+# not a correction of the agent's work (round 6: third-party).
+_REPORTED_FR = (r"\b(?:le|la|les|l'|notre|nos|mon|ma|selon (?:le|la|les|l'))\s?(?:fournisseur|fabricant|prestataire|client|cliente|coll[eè]gue|agence|banque"
+                r"|partenaire|support|[ée]diteur|exploitant|graphiste)s? (?:dit|disent|affirme|affirment|pr[ée]tend|pr[ée]tendent|[ée]crit|[ée]crivent|explique|expliquent|indique|indiquent)\b")
 # Somebody else did it ("Quelqu'un de l'équipe front a inversé..."): putting it back is new work.
 _THIRD_PARTY_ACT_FR = _THIRD_PARTY_MORE_FR + r"|\b(?:quelqu'un|un coll[eè]gue|une coll[eè]gue|les? stagiaires?|la stagiaire|l'agence|le fabricant|la banque|l'ancien (?:dev\w*|d[ée]veloppeur|prestataire))\b"
 # "Non, le cluster n'a que Singularity", "Non, le site est hébergé chez Netlify": a fact about the
 # user's world answers the agent's question, where nothing in the prompt points at the agent's work
 # or rejects it (issue 13, round 2).
-_NO_CUES_FR = (r"\b(?:tu|toi|te|ton|ta|tes|vous|votre|vos)\b|\bt'|\bc'(?:est|[ée]tait)\b|\bce (?:n'est|sont|ne sont)\b|\bne sert\b|\binutile"
+_NO_CUES_FR = (r"\b(?:tu|toi|te|ton|ta|tes|vous|votre|vos)\b|\bt'|\bc'(?:est|[ée]tait)\b|\bce (?:n'est|sont|ne sont)\b|\bne sert (?:[àa] rien|plus)\b|\binutile"
                r"|\bfaux\b|\bfausse|\bmauvais|\bannule|\bremets|\benl[eè]ve|\bretire|\breviens|\bsurtout pas\b|\bne touche|\barr[eê]te"
                r"|\bplut[ôo]t\b|\bau lieu\b|\bne (?:compile|marche|fonctionne|passe)\b|\bcass|\bmieux\b|\bj'ai (?:dit|demand)|\bje voulais\b|!"
                r"|\bpas (?:comme [çc]a|[çc]a|le bon|la bonne|les bons|les bonnes|celui|celle)\b|\bnon\b")
@@ -142,9 +159,25 @@ _NO_FACT_FR = (r"\bn'(?:a|ont|avons) (?:que|qu'|pas (?:de|d')|jamais|aucune?|bes
                r"|\bn'\w+ qu(?:e |')|\b(?:est|sont) [^.?!,\n]{1,40}?\b(?:uniquement|seulement|exclusivement)\b")
 _NO_ANSWER_FACT_FR = (r"^[^\S\n]*(?:mais )?(?:non+|nan|nope)[\s,.;:\u2014\u2013-]++(?!(?s:.){0,300}?(?:" + _NO_CUES_FR + r"))"
                       r"(?=(?:[^.?!\n]|\.(?=\S)){0,80}?(?:" + _NO_FACT_FR + r"))")
+# "Non, les sondes sont alimentées par panneau solaire", "Non, la cantine ne sert pas le mercredi", "Non,
+# dans le hall il n'y a pas de wifi": a subject named by an article (or a place), then a verb of state,
+# and nothing after it that turns on the agent (tu/ton, a verdict, an undoing, "A, pas B" other than a
+# place or a means, "je voulais"): the answer to the agent's question; "Non, on n'a jamais eu de ...":
+# the user's experience, likewise (round 6: no-answer; the model decides).
+_NO_TURNS_FR = (r"\b(?:tu|toi|te|ton|ta|tes|vous|votre|vos)\b|\bt'|\bc'(?:est|[ée]tait) (?:faux|pas|mal|n'importe|l'inverse|le contraire|l'ancien|mieux|cass)"
+                r"|\bce n'(?:est|[ée]tait) pas\b|\bne sert (?:[àa] rien|plus)\b|\binutile|\bfaux\b|\bfausse|\bmauvais|\bannule|\bremets|\benl[eè]ve|\bretire|\breviens"
+                r"|\bsurtout pas\b|\bne touche|\barr[eê]te|\bplut[ôo]t\b|\bau lieu\b|\bne (?:compile|marche|fonctionne|passe) (?:pas|plus)\b|\bcass|\bmieux\b"
+                r"|\bj'ai (?:dit|demand)|\bje (?:voulais|veux|t'ai|vous ai)\b|\bdoi(?:t|vent)\b|\bfaut\b|\bmais\b|\bsinon\b|\btrop\b|\bpas assez\b|!|\bnon\b"
+                r"|,\s*+(?:et )?pas\b(?!\s*+(?:dans|sur|chez|par|via|au|aux|[àa]|de|d'|du|des|sous)\b)")
+_NO_SUBJECT_FACT_FR = (r"^[^\S\n]*(?:mais )?(?:non+|nan|nope)[\s,.;:\u2014\u2013-]++(?!(?s:.){0,300}?(?:" + _NO_TURNS_FR + r"))"
+                       r"(?:(?:(?:le|la|les|l'|nos|notre|tous les|toutes les|chaque|dans (?:le|la|les|l'|nos|notre)|sur (?:le|la|les|l'|nos|notre)|au|aux|chez) ?(?:[\w'@/-]++ ){1,5}?"
+                       r"(?:(?:ne |n')?(?:est|sont|a|ont|tourne|tournent|passe|passent|vient|viennent|arrive|arrivent|dure|durent|utilise|utilisent|envoie|envoient"
+                       r"|publie|publient|sert|servent|reste|restent|fonctionne|fonctionnent|remonte|remontent|contient|contiennent|co[ûu]te|co[ûu]tent|[ée]met|[ée]mettent"
+                       r"|d[ée]pend|d[ée]pendent|existe|existent|ferme|ferment|ouvre|ouvrent|re[çc]oit|re[çc]oivent|g[èe]re|g[èe]rent)\b|il (?:n'y a|y a)\b))"
+                       r"|(?:on|nous) (?:n'a|n'avons|a|avons) (?:jamais |d[ée]j[àa] |toujours )?(?:eu|connu|vu|rencontr[ée])\b)")
 # A rule of the user's world given as such an answer ("Non, nous n'avons que des serveurs Debian") is no
 # house rule against the agent's work either.
-_RULE_VETO_FR = _UPFRONT_ANY_FR + "|" + _NO_ANSWER_FACT_FR
+_RULE_VETO_FR = _UPFRONT_ANY_FR + "|" + _NO_ANSWER_FACT_FR + "|" + _NO_SUBJECT_FACT_FR
 UNLESS: dict[str, str] = {
     "fr.general-3": _RULE_VETO_FR, "fr.house": _RULE_VETO_FR, "fr.judged": _DISCUSSING_FR,
     "fr.factual": _THIRD_PARTY_JUDGED_FR, "fr.general-5": _THIRD_PARTY_JUDGED_FR,
@@ -153,13 +186,13 @@ UNLESS: dict[str, str] = {
     "fr.hedge-formula": _THIRD_PARTY_MORE_FR, "fr.hedge-weak": _THIRD_PARTY_MORE_FR,
     # after a leading "Non," the model decides whether the rest answers or corrects ("Non, les clés
     # sont dans le Vault, pas dans les variables d'environnement" answers): "A, pas B" must not overrule it
-    "fr.fact-3": _UPFRONT_MORE_FR + "|" + _UPFRONT_RULE_FR + "|" + _NEW_WORK_FR + "|" + _THIRD_PARTY_MORE_FR + r"|^[^\S\n]*+(?:mais )?(?:non+|nan|nope)[\s,.!;:]",
-    "fr.fact-more": _UPFRONT_ANY_FR + "|" + _THIRD_PARTY_JUDGED_FR + r"|^[^\S\n]*+(?:pas besoin|pas la peine|inutile) (?:de |d')(?!(?:[çc]a|cela|tout [çc]a)\b)",
+    "fr.fact-3": _UPFRONT_MORE_FR + "|" + _UPFRONT_RULE_FR + "|" + _NEW_WORK_FR + "|" + _THIRD_PARTY_MORE_FR + "|" + _REPORTED_FR + r"|^[^\S\n]*+(?:mais )?(?:non+|nan|nope)[\s,.!;:]",
+    "fr.fact-more": _UPFRONT_ANY_FR + "|" + _THIRD_PARTY_JUDGED_FR + "|" + _REPORTED_FR + r"|^[^\S\n]*+(?:pas besoin|pas la peine|inutile) (?:de |d')(?!(?:[çc]a|cela|tout [çc]a)\b)",
     "fr.rule-more": _RULE_VETO_FR, "fr.still-more": _THIRD_PARTY_MORE_FR,
     "fr.instead-more": _UPFRONT_MORE_FR,
     # round 5: a new request's rule or fact, somebody else's work, an answer "Non, <fait>" (the model decides)
     "fr.you-now": _UPFRONT_ANY_FR + "|" + _THIRD_PARTY_JUDGED_FR,
-    "fr.fact-not": _UPFRONT_ANY_FR + "|" + _THIRD_PARTY_MORE_FR + "|" + _THIRD_PARTY_JUDGED_FR + r"|^[^\S\n]*+(?:mais )?(?:non+|nan|nope)[\s,.!;:]",
+    "fr.fact-not": _UPFRONT_ANY_FR + "|" + _THIRD_PARTY_MORE_FR + "|" + _THIRD_PARTY_JUDGED_FR + "|" + _REPORTED_FR + r"|^[^\S\n]*+(?:mais )?(?:non+|nan|nope)[\s,.!;:]",
     "fr.rule-then-you": _RULE_VETO_FR,
     # "... ou c'est inutile ?": a genuine question between two options, not a verdict on the agent's work
     "fr.unneeded": r"\bou (?:c'est|est-ce|ce serait) (?:inutile|excessif|superflu|de trop|overkill)\s*+\?", "fr.hedged-3": _THIRD_PARTY_MORE_FR,
@@ -174,7 +207,7 @@ _NO_REJECT_FR = (r"\btu\b|\bt'|\bton\b|\bta\b|\btes\b|\bfaux\b|\bfausse|\bmauvai
 _NO_GO_ON_FR = (r"^[^\S\n]*(?:mais )?(?:non+|nan|nope)[\s,.;:\u2014\u2013-]++(?!" + _S + r"{0,160}?(?:" + _NO_REJECT_FR + r"))" + _S
                 + r"{1,160}?[.;]\s++(?:continue[sz]?|poursuis|vas-y|va-y|allez-y|on (?:continue|peut continuer|avance)|tu peux (?:continuer|poursuivre|y aller|avancer)"
                 r"|fais (?:simple|au plus simple)|passe [àa] la suite|encha[îi]ne|avance)\b")
-UNLESS_AT: dict[str, str] = {"fr.no": _NO_ANSWER_FACT_FR + "|" + _NO_GO_ON_FR + "|" + r"^[^\S\n]*(?:mais )?(?:non+|nan|nope)[\s,.!;:\u2014\u2013-]++(?:[^.?!\n]|\.(?=\S)){0,50}?(?:\b|(?<=\s))(?:peu(?:t|vent) (?:partir|rester|sauter|dispara[iî]tre|[êe]tre supprim)|pas urgent|n'est pas (?:encore )?(?:install[ée]e?|dispo(?:nible)?|configur[ée]e?|pr[ée]vue?|en place)\b|rien ne presse|personne ne|est (?:priv|public)|vas-y|\bpeu(?:t|x|vent)\b(?! pas)|allez-y|[çc]a (?:ira|me va|fera l'affaire)\b(?! mieux))|^[^\S\n]*(?:mais )?(?:non+|nan|nope)[\s,.!;:\u2014\u2013-]++(?=\S)(?!(?s:.){0,300}?(?:\bpas\b|\bjamais\b|\bplutôt\b|\bau lieu\b|\bfaux\b|\bannule|\breviens|\bremets|\bgarde\b|\barrête|\bc'est\b|\bj'ai dit\b|\bje voulais\b|\bdoit|\bfaut\b|\bnon\b|\bmais\b|\bcasse|\butilise|\bon \w+\b|\bseulement\b|!|\b(?:le|la|les|l')[\w.`-]* ?[\w.`-]* (?:est|sont|va)\b))"}
+UNLESS_AT: dict[str, str] = {"fr.no": _NO_ANSWER_FACT_FR + "|" + _NO_SUBJECT_FACT_FR + "|" + _NO_GO_ON_FR + "|" + r"^[^\S\n]*(?:mais )?(?:non+|nan|nope)[\s,.!;:\u2014\u2013-]++(?:[^.?!\n]|\.(?=\S)){0,50}?(?:\b|(?<=\s))(?:peu(?:t|vent) (?:partir|rester|sauter|dispara[iî]tre|[êe]tre supprim)|pas urgent|n'est pas (?:encore )?(?:install[ée]e?|dispo(?:nible)?|configur[ée]e?|pr[ée]vue?|en place)\b|rien ne presse|personne ne|est (?:priv|public)|vas-y|\bpeu(?:t|x|vent)\b(?! pas)|allez-y|[çc]a (?:ira|me va|fera l'affaire)\b(?! mieux))|^[^\S\n]*(?:mais )?(?:non+|nan|nope)[\s,.!;:\u2014\u2013-]++(?=\S)(?!(?s:.){0,300}?(?:\bpas\b|\bjamais\b|\bplutôt\b|\bau lieu\b|\bfaux\b|\bannule|\breviens|\bremets|\bgarde\b|\barrête|\bc'est\b|\bj'ai dit\b|\bje voulais\b|\bdoit|\bfaut\b|\bnon\b|\bmais\b|\bcasse|\butilise|\bon \w+\b|\bseulement\b|!|\b(?:le|la|les|l')[\w.`-]* ?[\w.`-]* (?:est|sont|va)\b))"}
 
 # ---- other needle groups (generated by bench/corrections_needles.py: do not edit by hand) -
 # Per pattern (in the order of PATTERNS), its needle groups after the first.

@@ -101,10 +101,17 @@ _FUTURE_WORK_PT = r"\b(?:voc[eê]|vc) (?:vai|for|ainda vai|est[aá] (?:prestes a
 # refaz, volta...): the rule is a constraint of the coming work (issue 13, train6).
 _LATER_WORK_PT = (r"\A(?!(?s:.){0,600}?(?:\b(?:voc[eê]|vc|c[eê]|seus?|suas?|teus?|tuas?|ficou|saiu|est[aá]|t[aá]|refaz|refa[çc]a|corrige"
                   r"|troca|volta|desfaz|revert\w*|de novo|outra vez|j[aá] (?:disse|falei|pedi))\b|\bfoi (?:direto|pra|para)\b))"
-                  r"(?s:.){0,400}?(?:[.!;:][^\S\n]++|\n[^\S\n]*+|,[^\S\n]*+(?:ent[aã]o|a[ií]|da[ií]) )(?:escreve|escreva|cria|crie|faz|fa[çc]a|gera|gere|implementa|implemente"
+                  r"(?s:.){0,400}?(?:[.!;:][^\S\n]++|\n[^\S\n]*+|,[^\S\n]*+(?:ent[aã]o|a[ií]|da[ií]) )"
+                  # "... separado do código. dito isso, cria a tabela": the request after a transition (round 6)
+                  r"(?:(?:dito isso|feito isso|isso posto|posto isso|agora)[,:]?[^\S\n]++)?(?:escreve|escreva|cria|crie|faz|fa[çc]a|gera|gere|implementa|implemente"
                   r"|adiciona|adicione|monta|monte|desenha|desenhe|projeta|projete|prepara|prepare|configura|configure"
                   r"|(?:pode|podia|poderia|consegue|d[aá] pra|d[aá] para|daria pra) (?:me )?(?:criar|escrever|fazer|montar|gerar|implementar|desenhar|preparar|adicionar|configurar)|me (?:prop[oõ]e|ajuda|passa|d[aá]|manda|mande|mostra|sugere|sugira|escreve|cria|faz|monta|gera)|come[çc]a (?:pel[oa]|por)|preciso d[eo]|quero (?:um|uma|adicionar|criar|montar|escrever|implementar|come[çc]ar|desenhar))\b")
-_UPFRONT_RULE_PT = _NEW_WORK_PT + "|" + _FUTURE_WORK_PT + "|" + _LATER_WORK_PT
+# "Te passo as regras do time antes de começar: ...": the rules are given before the work starts, in a prompt
+# that names nothing the agent did (round 6: upfront-rule)
+_BEFORE_START_PT = (r"\A(?!(?s:.){0,600}?(?:\b(?:seus?|suas?|teus?|tuas?|refaz|refa[çc]a|corrige|desfaz|volta|de novo|outra vez)\b"
+                    r"|\b(?:voc[eê]|vc)\b(?! come[çc]ar\b)|\beu (?:disse|falei|pedi)\b|\bj[aá] (?:disse|falei|pedi)\b))"
+                    r"(?s:.){0,300}?\bantes de (?:(?:voc[eê]|vc|a gente) )?(?:come[çc]ar|come[çc]armos|iniciar)\b")
+_UPFRONT_RULE_PT = _NEW_WORK_PT + "|" + _FUTURE_WORK_PT + "|" + _LATER_WORK_PT + "|" + _BEFORE_START_PT
 # Somebody else's material is judged wrong or outdated ("a doc do fornecedor tá com o nome errado. O certo é..."),
 # in a prompt with nothing aimed at the agent: its "o certo é" corrects them, not the agent (issue 13, train7).
 _OTHERS_WRONG_PT = (r"\A(?!(?s:.){0,600}?\b(?:voc[eê]|vc|c[eê]|seus?|suas?|teus?|tuas?|refaz|refa[çc]a|desfaz|volta)\b)(?s:.){0,300}?"
@@ -122,29 +129,62 @@ _SCHEDULE_PT = (r"\b(?:toda|todo|todas|todos)(?: as| os| a| o)? (?:noites?|madru
 # that describes the user's setup (a subject, then tem/roda/chega/vem/foi/precisa, or "aqui/instalado é"), with
 # nothing aimed at the agent (você, isso, assim, errado, volta, eu disse, "não é", "!") and no "X, não Y" (the port
 # is 8883, not 1883: the model decides): not a correction (issue 13, train6).
-_ANSWER_SETUP_PT = (r"^[^\S\n]*n[aã]o+[\s,.;:]++(?!(?s:.){0,300}?(?:\b(?:voc[eê]|vc|c[eê]|seus?|suas?|teus?|tuas?|isso|isto|assim|errad\w*|volta|revert\w*|desfaz|mas|em vez)\b|\beu (?:disse|falei|pedi|quis)\b|\bn[aã]o (?:[eé]|era|foi|usa|mexe|roda|adiciona|faz|p[oõ]e|coloca|apaga|muda)\b|[,;][^\S\n]*+n[aã]o\b(?! (?:\w+(?:amos|emos|imos)|tem|t[eê]m|h[aá]|est[aá]|vai|vem|roda|precisa)\b)|!))(?!(?:usa|usam|manda|mandam|aceita|imprime|cobra)\b)(?:(?:o|a|os|as|esse|essa|esses|essas|no|na|nos|nas|nosso|nossa|nenhum|nenhuma) [\w.-]+(?: [\w.-]+){0,3}[^\S\n]++)?(?:(?:(?:aqui|instalad[oa]s?|daqui|local)[^\S\n]++)?(?:s[oó][^\S\n]++|apenas[^\S\n]++|somente[^\S\n]++|n[aã]o[^\S\n]++|ainda[^\S\n]++|tamb[eé]m[^\S\n]++)?(?:tem|t[eê]m|roda|rodam|chega|chegam|vem|v[eê]m|foi|foram|vai rodar|v[aã]o rodar|precisa|usamos|existe|existem|fecha|fecham|paga|pagam|usa|usam|manda|mandam|aceita|aceitam|imprime|imprimem|cobra|cobram)\b|(?:[eé]|s[aã]o) (?:um|uma|uns|umas)\b|(?:aqui|instalad[oa]s?|daqui)[^\S\n]++(?:[eé]|s[aã]o)\b|(?:[eé]|s[aã]o) s[oó]\b|(?:s[oó]|apenas|somente)[^\S\n]++(?:tenho|temos)\b)")
+# What turns an answer "Não, <fact>" on the agent: você/seu, isso/assim, errado, an undoing, "eu disse", an
+# imperative "não usa/mexe ...", "!" and (unless ``contrast``) "X, não Y" (the port is 8883, not 1883: the model
+# decides). "a gente não usa X" describes the setup, it is no imperative (round 6).
+def _not_aimed_pt(contrast: bool = False) -> str:
+    comma_no = "" if contrast else (r"|[,;][^\S\n]*+n[aã]o\b(?! (?:\w+(?:amos|emos|imos)|tem|t[eê]m|h[aá]|est[aá]|vai|vem|roda|precisa)\b)")
+    return (r"(?!(?s:.){0,300}?(?:\b(?:voc[eê]|vc|c[eê]|seus?|suas?|teus?|tuas?|isso|isto|assim|errad\w*|volta|revert\w*|desfaz|mas|em vez)\b"
+            r"|\beu (?:disse|falei|pedi|quis)\b|(?<!\ba gente )(?<!\bn[oó]s )\bn[aã]o (?:[eé]|era|foi|usa|mexe|roda|adiciona|faz|p[oõ]e|coloca|apaga|muda)\b"
+            + comma_no + r"|!))")
+
+
+_ANSWER_SETUP_PT = (r"^[^\S\n]*n[aã]o+[\s,.;:]++" + _not_aimed_pt() + r"(?!(?:usa|usam|manda|mandam|aceita|imprime|cobra)\b)(?:(?:o|a|os|as|esse|essa|esses|essas|no|na|nos|nas|nosso|nossa|nenhum|nenhuma) [\w.-]+(?: [\w.-]+){0,3}[^\S\n]++)?(?:(?:(?:aqui|instalad[oa]s?|daqui|local)[^\S\n]++)?(?:s[oó][^\S\n]++|apenas[^\S\n]++|somente[^\S\n]++|n[aã]o[^\S\n]++|ainda[^\S\n]++|tamb[eé]m[^\S\n]++)?(?:tem|t[eê]m|roda|rodam|chega|chegam|vem|v[eê]m|foi|foram|vai rodar|v[aã]o rodar|precisa|usamos|existe|existem|fecha|fecham|paga|pagam|usa|usam|manda|mandam|aceita|aceitam|imprime|imprimem|cobra|cobram)\b|(?:[eé]|s[aã]o) (?:um|uma|uns|umas)\b|(?:aqui|instalad[oa]s?|daqui)[^\S\n]++(?:[eé]|s[aã]o)\b|(?:[eé]|s[aã]o) s[oó]\b|(?:s[oó]|apenas|somente)[^\S\n]++(?:tenho|temos)\b)")
+# "Não, a impressora é térmica", "Não, o casamento é cobrado em três parcelas", "Não, a farmácia não trabalha com
+# lote fracionado": a named subject, then "é <not an article>" or a verb of how it works (round 6: no-answer)
+# ... and no demand or verdict on the value: "Não, o timeout é curto demais, aumenta" corrects
+_NO_DEMAND_PT = (r"(?!(?s:.){0,300}?(?:(?:^|[,;:.][^\S\n]*+|\be[^\S\n]++)(?:usa|troca|muda|aumenta|diminui|reduz|tira|remove|coloca|p[oõ]e|bota"
+                 r"|corrige|arruma|ajusta|deixa|mant[eé]m|apaga|refaz)\b|\b(?:demais|de mais)\b))")
+_ANSWER_STATE_PT = (r"^[^\S\n]*n[aã]o+[\s,.;:]++" + _not_aimed_pt() + _NO_DEMAND_PT
+                    + r"(?:o|a|os|as|esse|essa|esses|essas|nosso|nossa|nossos|nossas|cada) "
+                    r"(?!(?:certo|certa|certos|certas|correto|correta|corretos|corretas|ideal|melhor|problema|erro|jeito|nome|valor|padr[aã]o)\b)"
+                    r"[\w.-]+(?: [\w.-]+){0,3}[^\S\n]++(?:(?:n[aã]o|s[oó]|sempre|tamb[eé]m|ainda)[^\S\n]++)?"
+                    r"(?:(?:[eé]|s[aã]o) (?!(?:o|a|os|as|esse|essa|este|esta|isso|assim)\b)"
+                    r"|(?:trabalha|trabalham|opera|operam|atende|atendem|abre|abrem|funciona|funcionam|suporta|suportam|recebe|recebem|envia|enviam|guarda|guardam|devolve|devolvem)\b)")
+# "não, o bidder roda em Kubernetes, não em Lambda": where the user's system runs or what it arrives in, set against
+# another place (round 6: no-answer; "é X, não Y" is left to the model)
+_ANSWER_WHERE_PT = (r"^[^\S\n]*n[aã]o+[\s,.;:]++" + _not_aimed_pt(contrast=True) + _NO_DEMAND_PT
+                    + r"(?:o|a|os|as|esse|essa|esses|essas|nosso|nossa|nossos|nossas) [\w.-]+(?: [\w.-]+){0,3}[^\S\n]++"
+                    r"(?:roda|rodam|chega|chegam|vem|v[eê]m|fica|ficam|mora|moram|vive|vivem|est[aá]|est[aã]o|sai|saem|vai|v[aã]o)"
+                    r" (?:em|no|na|nos|nas|num|numa|pelo|pela|por|via) [^,.;\n]{1,40}?,[^\S\n]*+n[aã]o (?:em|no|na|nos|nas|num|numa|pelo|pela|por|via)\b")
 _ANSWER_SETUP_START_PT = r"\A" + _ANSWER_SETUP_PT[1:]  # the same, where the prompt starts (a veto of the whole prompt)
+# ... and with no demand after it: "Não, a gente só tem licença do Office 2019" answers, "..., troca o lockfile"
+# corrects (round 6: no-answer read as a house rule)
+_SETUP_ANSWER_PT = r"\A" + _NO_DEMAND_PT + _ANSWER_SETUP_START_PT[2:]
 # round 5: a prompt that never names the agent's work, asking about or discussing its own problem
 _NO_AGENT_PT = r"\A(?!(?s:.)*?\b(?:voc[eê]|vc|c[eê]|seus?|suas?|teus?|tuas?|esse commit|essa mudan[çc]a)\b)"
 _OWN_PROBLEM_PT = _NO_AGENT_PT + r"(?s:.)*?(?:\?|\b(?:corrige|arruma|conserta|investiga|descobre|olha|me ajuda|desde ontem|desde hoje)\b)"
 _LEADING_NO_PT = r"\A[^\S\n]*+(?:n[aã]o+|nope)[\s,.!;:]"
 # Somebody else's claim, reported where the agent's work is never named: "O cliente diz que a porta é 8080, não 80"
-_REPORTED_PT = _NO_AGENT_PT + r"(?s:.)*?\b(?:cliente|colega|fornecedor|fabricante|doc|docs|documenta[çc][aã]o|manual|suporte|chefe|pessoal|gerente|jur[ií]dico)\b[^.?!\n]{0,30}?\b(?:diz|disse|dizem|falou|falaram|afirma|jura|insiste|garante)\b"
+_REPORTED_PT = _NO_AGENT_PT + r"(?s:.)*?\b(?:cliente|colega|fornecedor|fabricante|doc|docs|documenta[çc][aã]o|manual|suporte|chefe|pessoal|gerente|jur[ií]dico|t[eé]cnic[oa]|engenheir[oa]|operador[a]?|auditor[a]?|advogad[oa]|contador[a]?|contabilidade|banco|transportadora)\b[^.?!\n]{0,30}?\b(?:diz|disse|dizem|falou|falaram|afirma|jura|insiste|garante)\b"
 # "Não, essa versão a gente não usa em lugar nenhum, pode tirar": leave to remove it answers the agent
 _NO_LEAVE_PT = r"\A[^\S\n]*+(?:n[aã]o+|nope)[\s,.!;:\u2014\u2013-]++(?:[^.?!\n]|\.(?=\S)){0,100}?,[^\S\n]*+(?:pode|podem|d[aá] pra) (?:tirar|apagar|remover|sair|jogar fora|deletar|seguir|continuar)\b"
-UNLESS: dict[str, str] = {"pt.general-3": _UPFRONT_PT + "|" + _NO_LEAVE_PT, "pt.judged": _DISCUSSING_PT, "pt.house": _UPFRONT_RULE_PT,
-                          "pt.rule-idiom": _UPFRONT_RULE_PT, "pt.rule-verb": _UPFRONT_RULE_PT + "|" + _ANSWER_SETUP_START_PT + "|" + _NO_LEAVE_PT, "pt.fact-stem": _THIRD_PARTY_PT,
+UNLESS: dict[str, str] = {"pt.general-3": _UPFRONT_PT + "|" + _NO_LEAVE_PT + "|" + _ANSWER_SETUP_START_PT, "pt.judged": _DISCUSSING_PT, "pt.house": _UPFRONT_RULE_PT + "|" + _SETUP_ANSWER_PT,
+                          "pt.rule-idiom": _UPFRONT_RULE_PT, "pt.rule-verb": _UPFRONT_RULE_PT + "|" + _ANSWER_SETUP_START_PT + "|" + _NO_LEAVE_PT, "pt.fact-stem": _THIRD_PARTY_PT + r"|\A" + _ANSWER_WHERE_PT[1:] + "|" + _LATER_WORK_PT,
                           "pt.fact-more": _THIRD_PARTY_PT, "pt.whence": _THIRD_PARTY_PT,
-                          "pt.house-we": _UPFRONT_RULE_PT, "pt.general-rule": _UPFRONT_RULE_PT,
+                          "pt.house-we": _UPFRONT_RULE_PT + "|" + _SETUP_ANSWER_PT, "pt.general-rule": _UPFRONT_RULE_PT,
                           "pt.wrong": _OTHERS_PT, "pt.factual": _OTHERS_WRONG_PT + "|" + _LATER_WORK_PT,
                           "pt.fact-contrast": _LEADING_NO_PT + "|" + _REPORTED_PT + "|" + _UPFRONT_RULE_PT + "|" + _OTHERS_WRONG_PT + "|" + _OTHERS_PT,
                           "pt.reproach-4": _THIRD_PARTY_PT, "pt.hedged-5": _UPFRONT_RULE_PT,
                           "pt.you-did-2": _OWN_PROBLEM_PT + "|" + _OTHERS_PT, "pt.house-yours": _NEW_WORK_PT, "pt.general-5": _OTHERS_WRONG_PT, "pt.still": _SCHEDULE_PT}
 # "No, it can go", "No, not urgent": an answer to the agent's question, not a correction (issue 13).
 # "tem algum motivo pra usar X em vez de Y?": a question about a choice, unless it is aimed at the agent.
-UNLESS_AT: dict[str, str] = {"pt.more": r"tem algum (?:motivo|porqu[eê]) (?:para|pra|de) (?:n[aã]o\b|(?!ter\b)[a-zà-ú]+[aei]r\b"
+# "dito isso, cria a tabela ...": the context is over and a request for new work follows, nothing is reproached (round 6)
+UNLESS_AT: dict[str, str] = {"pt.reproach-more2": r"dito isso[\s,:]++(?:agora |ent[aã]o )?(?:escreve|escreva|cria|crie|faz|fa[çc]a|gera|gere|implementa|implemente"
+                                                  r"|adiciona|adicione|monta|monte|configura|configure|prepara|prepare|desenha|desenhe)\b",
+                             "pt.more": r"tem algum (?:motivo|porqu[eê]) (?:para|pra|de) (?:n[aã]o\b|(?!ter\b)[a-zà-ú]+[aei]r\b"
                                         r"(?![^.?!\n]{0,80}?\b(?:voc[eê]|vc|seu|sua)\b)[^.?!\n]{0,80}?\?)",
-                             "pt.no": r"^[^\S\n]*(?:n[aã]o+|nope)[\s,.!;:\u2014\u2013-]++(?:[^.?!\n]|\.(?=\S)){0,100}?,[^\S\n]*+(?:pode|podem|d[aá] pra) (?:tirar|apagar|remover|sair|jogar fora|deletar|seguir|continuar)\b|^[^\S\n]*(?:n[aã]o+|nope)[\s,.!;:\u2014\u2013-]++(?:[^.?!\n]|\.(?=\S)){0,50}?(?:\b|(?<=\s))(?:pode (?:sair|ficar|apagar|remover|tirar|mandar)|nunca (?:ouvi|usei|vi|testei|mexi|precisei)|n[aã]o (?:conhe[çc]o|lembro|sei)\b|n[aã]o [eé] urgente|sem pressa|ningu[eé]m (?:usa|chama)|[eé] (?:privad|p[uú]blic)\w*|\bpode(?:m)?\b|manda ver|vai fundo|(?:uns|umas|cerca de|mais ou menos|aproximadamente|por volta de|em torno de) )|" + _ANSWER_SETUP_PT + r"|^[^\S\n]*(?:n[aã]o+|nope)[\s,.!;:\u2014\u2013-]++(?=\S)(?!(?s:.){0,300}?(?:\bn[aã]o\b|\bnunca\b|\bem vez\b|\berrad|\bdesfaz|\brevert|\bvolta\b|\bmant[eé]m|\bpara\b|\bisso [eé]\b|\b[eé] (?:o|a|um|uma)\b|\beu (?:disse|falei|pedi|quis)\b|\bdeve|\btem que\b|\bmas\b|\bquebra|\busa\b|\ba gente\b|\bs[oó]\b|!|\b(?:o|a|os|as) [\w.`-]+ (?:[eé]|fica|ficam|vai|v[aã]o|t[aá])\b))"}
+                             "pt.no": r"^[^\S\n]*(?:n[aã]o+|nope)[\s,.!;:\u2014\u2013-]++(?:[^.?!\n]|\.(?=\S)){0,100}?,[^\S\n]*+(?:pode|podem|d[aá] pra) (?:tirar|apagar|remover|sair|jogar fora|deletar|seguir|continuar)\b|^[^\S\n]*(?:n[aã]o+|nope)[\s,.!;:\u2014\u2013-]++(?:[^.?!\n]|\.(?=\S)){0,50}?(?:\b|(?<=\s))(?:pode (?:sair|ficar|apagar|remover|tirar|mandar)|nunca (?:ouvi|usei|vi|testei|mexi|precisei)|n[aã]o (?:conhe[çc]o|lembro|sei)\b|n[aã]o [eé] urgente|sem pressa|ningu[eé]m (?:usa|chama)|[eé] (?:privad|p[uú]blic)\w*|\bpode(?:m)?\b|manda ver|vai fundo|(?:uns|umas|cerca de|mais ou menos|aproximadamente|por volta de|em torno de) )|" + _ANSWER_SETUP_PT + "|" + _ANSWER_STATE_PT + "|" + _ANSWER_WHERE_PT + r"|^[^\S\n]*(?:n[aã]o+|nope)[\s,.!;:\u2014\u2013-]++(?=\S)(?!(?s:.){0,300}?(?:\bn[aã]o\b|\bnunca\b|\bem vez\b|\berrad|\bdesfaz|\brevert|\bvolta\b|\bmant[eé]m|\bpara\b|\bisso [eé]\b|\b[eé] (?:o|a|um|uma)\b|\beu (?:disse|falei|pedi|quis)\b|\bdeve|\btem que\b|\bmas\b|\bquebra|\busa\b|\ba gente\b|\bs[oó]\b|!|\b(?:o|a|os|as) [\w.`-]+ (?:[eé]|fica|ficam|vai|v[aã]o|t[aá])\b))"}
 
 # ---- other needle groups (generated by bench/corrections_needles.py: do not edit by hand) -
 # Per pattern (in the order of PATTERNS), its needle groups after the first.
@@ -175,7 +215,6 @@ REST = (
         ('em vez d', 'nao usa ', 'não usa ', 'troca a ', 'troca o ', 'ao inves d', 'ao invés d', 'no lugar d', 'deveria ser', 'precisa ser', 'tem que ser', 'troca essa ', 'troca esse '),
     ),
     (  # pt.house
-        ('nos', 'nós', 'so ', 'só ', 'aqui', 'nesse ', 'neste ', 'a gente', 'apenas ', 'ja esta', 'ja está', 'já esta', 'já está', 'no time', 'o resto', 'a regra ', 'nada vai', 'o estilo', 'o padrao', 'o padrão', 'somente ', 'existente', 'ja existe', 'já existe', 'nada sobe', 'os outros', 'nada entra', 'nada passa', 'a convencao', 'a convencão', 'a convençao', 'a convenção'),
     ),
     (  # pt.factual
         ('sumiu', 'a real ', 'o real ', 'a certa ', 'a certo ', 'agora e ', 'agora é ', 'nao tem ', 'não tem ', 'o certa ', 'o certo ', 'se chama ', 'a correta ', 'a correto ', 'ja vem com', 'já vem com', 'nao existe', 'não existe', 'o correta ', 'o correto ', 'se chamam ', 'desapareceu', 'foi removida', 'foi removido', 'a verdadeira ', 'a verdadeiro ', 'foi renomeada', 'foi renomeado', 'o verdadeira ', 'o verdadeiro ', 'esta deprecada', 'esta deprecado', 'está deprecada', 'está deprecado', 'foi depreciada', 'foi depreciado', 'esta depreciada', 'esta depreciado', 'está depreciada', 'está depreciado', 'foi substituida', 'foi substituido', 'foi substituída', 'foi substituído', 'foi descontinuada', 'foi descontinuado'),

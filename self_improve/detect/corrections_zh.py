@@ -113,7 +113,7 @@ _REPORTED_ZH = r"\A(?![\s\S]*你)[\s\S]*?(?:(?:测试|用户|用戶|客户|客�
 _UPFRONT_RULE_ZH = (r"\A(?![\s\S]*(?:你(?:刚|之前|上次|这次|已经|写的|改的|加的|生成的|用的|把|又|怎么|没|忘|漏|删|居然|竟然)"
                     r"|刚才|刚加|刚写|刚改|加回|改回|删掉|去掉|挪到|移到|换成|改成|还原|撤销))[\s\S]*?"
                     r"(?:(?:待会儿?|等会儿?|等一下|接下来|稍后|马上|即将|准备)(?:要|你)?[^，,。！？!?\n]{0,6}?(?:写|做|建|加|实现|生成|搭|设计|开发)"
-                    r"|(?:要|将要|即将)(?:写|做|加|建)的|你(?:写|做|设计|实现|加|建|搭)的时候(?:注意|记得|别忘|要|得)|现在需要(?:一个|一份|个)|(?:^|(?<=[。！!；;\n]))[^\S\n]*我?还?需要(?:一个|一份|一套|个)|需要(?:新)?(?:写|加|建|做)(?:一个|个)|先帮我"
+                    r"|(?:要|将要|即将)(?:写|做|加|建)的|你(?:写|做|设计|实现|加|建|搭)的时候(?:注意|记得|别忘|要|得)|(?:给|为)[^，,。！？!?\n]{1,20}?(?:写|做|设计|实现|加|建|搭|配)[^，,。！？!?\n]{0,20}?的时候|现在需要(?:一个|一份|个)|(?:^|(?<=[。！!；;\n]))[^\S\n]*我?还?需要(?:一个|一份|一套|个)|需要(?:新)?(?:写|加|建|做)(?:一个|个)|先帮我"
                     r"|帮忙把[^，,。！？!?\n]{1,20}?做成|帮我(?:设计|做|写|建|搭|实现|生成)"
                     r"|(?:^|(?<=[。！!；;\n]))[^\S\n]*(?:请|麻烦)?(?:写|实现|建|搭|做|生成|加|开发|设计)(?:一个|一份|一套|个|一下)"
                     r"|(?:给|为)新[^，,。！？!?\n]{0,20}?(?:写|加|建|搭|做|生成)(?:一个|一份|一套|个|一下)?"
@@ -127,6 +127,10 @@ _UPFRONT_RULE_ZH = (r"\A(?![\s\S]*(?:你(?:刚|之前|上次|这次|已经|写�
                     r"|你(?:先|来)(?:把[^，,。！？!?\n]{1,30}?)?(?:搭|写|做|建|起|整|弄|起草)(?:个|一个|一份|一下|起来|出来|草))")
 _HOUSE_VETO_ZH = (_NEW_WORK_ZH + "|" + _THIRD_PARTY_ZH + "|" + _UPFRONT_RULE_ZH
                   + r"|^[^\S\n]*新|(?:这个|这次的?|本次)任务")
+# A request to investigate or fix an error of the user's own (…全错了，帮我查一下 ics.py; …就不对了，能修一下吗),
+# in a prompt that never addresses the agent: discussing an error, not a correction.
+_ASKING_ZH = (r"\A(?![\s\S]*你)[\s\S]*?(?:(?:帮我|帮忙|麻烦|请)(?:查|看|排查|定位|分析|追)|(?:能|可以)(?:帮忙)?修(?:一下|复)?(?:吗|么|嘛)"
+              r"|怎么回事|从哪(?:开始|里开始)?(?:查|看))")
 # An answer that grants a permission (不是生产环境，是测试库，随便删) or describes the user's own setup
 # (不是，是自建的 gitlab，不是 github): its "not X but Y" answers a question.
 _PERMISSION_ZH = r"^[^\S\n]*不是[，,]\s*+是(?:自建|自己搭|自己部署|内部|私有化?部署)的|(?:随便|尽管|放心)(?:删|改|用|动|清)|可以(?:直接|随便)?(?:删|清空|覆盖)(?:掉)?(?:[。！!，,]|$)|没关系[。！!]?$"
@@ -134,12 +138,12 @@ _PERMISSION_ZH = r"^[^\S\n]*不是[，,]\s*+是(?:自建|自己搭|自己部署|
 # 没有 GPU; 不是的，HL7 是走 MLLP 推过来的，不是文件) in a prompt that points at nothing the agent did.
 _NO_ANSWER_ZH = (r"\A(?![\s\S]*(?:你|刚才|刚刚|我(?:说|讲|要|让)|改回|撤|还原|删掉|去掉|换成|改成|不对|错))"
                  r"[^\S\n]*(?:没|没有|没呢|还没|不是|不是的|不|不用|没的)[，,。！!~\s]")
-UNLESS: dict[str, str] = {"zh.stop-more": _UPFRONT_ZH, "zh.wrong": _THIRD_PARTY_ZH + "|" + _REPORTED_ZH,
+UNLESS: dict[str, str] = {"zh.stop-more": _UPFRONT_ZH, "zh.wrong": _THIRD_PARTY_ZH + "|" + _REPORTED_ZH + "|" + _ASKING_ZH,
                           "zh.house-rule": _NEW_WORK_ZH + "|" + _UPFRONT_RULE_ZH,
                           "zh.general": _NEW_WORK_ZH + "|" + _UPFRONT_RULE_ZH
                           + r"|\A(?![\s\S]*(?:你|这样|这么|刚才|刚刚|改成|换成|改了|加了))[\s\S]*?是不是有点[^，,。！？!?\n]{0,20}?[？?]", "zh.house-norm": _HOUSE_VETO_ZH,
                           "zh.factual-2": _HOUSE_VETO_ZH, "zh.should-use": _OTHERS_CODE_ZH,
-                          "zh.trad": _THIRD_PARTY_ZH, "zh.not-right": _REPORTED_ZH + "|" + _THIRD_PARTY_ZH, "zh.contrast-2": _THIRD_PARTY_ZH,
+                          "zh.trad": _THIRD_PARTY_ZH, "zh.not-right": _REPORTED_ZH + "|" + _THIRD_PARTY_ZH + "|" + _ASKING_ZH, "zh.contrast-2": _THIRD_PARTY_ZH,
                           "zh.after-praise-3": _THIRD_PARTY_ZH,
                           "zh.not-this": _PERMISSION_ZH, "zh.contrast": _PERMISSION_ZH + "|" + _NO_ANSWER_ZH + "|" + _THIRD_PARTY_ZH,
                           "zh.factual": _NO_ANSWER_ZH + "|" + _THIRD_PARTY_ZH,
@@ -155,14 +159,17 @@ UNLESS: dict[str, str] = {"zh.stop-more": _UPFRONT_ZH, "zh.wrong": _THIRD_PARTY_
                           "zh.general-2": _THIRD_PARTY_ZH + "|" + _REPORTED_ZH,
                           # 感觉 Django 有点重，帮我用 Flask 写 / 我打算全量迁，会不会有点激进: the user's own plan.
                           "zh.hedged-5": _UPFRONT_ZH + "|" + _NEW_WORK_ZH + "|" + _UPFRONT_RULE_ZH + r"|我(?:打算|想|准备|计划)",
-                          "zh.rule-then-you": _UPFRONT_RULE_ZH}
+                          "zh.rule-then-you": _UPFRONT_RULE_ZH,
+                          # 同事写的…我怀疑他用错了; 用户反馈…从哪来的; 上游…把排位搞坏了: somebody else's work.
+                          "zh.more": _THIRD_PARTY_ZH, "zh.reproach": _THIRD_PARTY_ZH, "zh.still-broken": r"\A(?![\s\S]*你)[\s\S]*?(?:上游|供应商|厂商|外包|同事|维护者|实习生|老代码|旧代码)[^。！？!?\n]{0,30}?(?:破坏|搞坏|弄坏|改坏)了"}
 # Where a match starts: 应该是 "probably is" (应该是服务器上没装字体) is a guess, not "it should be";
 # 没必要… followed by a new request (没必要上数据库，写个记账小工具) and 没必要？ are instructions
 # and questions; 还是 "or" in a question (用 set 快还是有序列表快？); 不对 after a noun and 又
 # (金额又不对了) judges data, not the agent.
 UNLESS_AT: dict[str, str] = {
     "zh.should-use": r"应该是[^，,。！？!?\n]{0,25}?(?:问题|导致|引起|原因|造成|没装|没配|没开|不支持)",
-    "zh.still-broken": r"没有?必要(?:[？?]|[^。！？!?\n]{0,30}?(?:写个|写一个|做个|做一个|搞个|搭个|弄个|实现一个|给我(?:一个|个|写)|来(?:一个|个)))"
+    "zh.still-broken": r"没有?必要(?![^，,。！？!?\n]{0,12}?(?:这么|那么|这样|那样|这个|那个|这些|那些|了))[^。！？!?\n]{0,30}?[，,；;]\s*+(?:先|就)只?(?:写|做|搭|实现|支持|上|弄|处理)"
+                       r"|没有?必要(?:[？?]|[^。！？!?\n]{0,30}?(?:写个|写一个|做个|做一个|搞个|搭个|弄个|实现一个|给我(?:一个|个|写)|来(?:一个|个)))"
                        r"|(?<![^\n])[^\S\n]*没有?必要(?![^，,。！？!?\n]{0,12}?(?:这么|那么|这样|那样|这个|那个|这些|那些|了))[^。！？!?\n]{0,40}?(?:就行|就好|就够|就可以|够用|即可|就针对|只(?:要|需|做|写))",
     # 有什么理由不用 X…？ asks for the reasons against a choice not yet made; 是不是应该给/加 X？ asks
     # whether to add something new: genuine questions, not reproaches.

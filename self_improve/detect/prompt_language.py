@@ -69,7 +69,7 @@ _FUNCTION_WORDS: tuple[tuple[str, frozenset[str]], ...] = (
 _LETTERS = {"ñ": "es", "¿": "es", "¡": "es", "ã": "pt", "õ": "pt", "ê": "pt fr", "â": "pt fr", "ô": "pt fr",
             "ç": "pt fr", "è": "fr", "à": "fr pt", "ù": "fr", "î": "fr", "û": "fr", "ë": "fr", "ï": "fr",
             "œ": "fr", "ä": "de", "ö": "de", "ü": "de", "í": "es pt", "ó": "es pt", "ú": "es pt", "á": "es pt"}
-_LATIN = ("en", "es", "pt", "fr", "de")
+LATIN = ("en", "es", "pt", "fr", "de")  # what a short prompt no function word decides is tried in
 PUNCTUATION = str.maketrans({c: " " for c in ",.;:!?¿¡()[]{}\"`*<>/=|\\#@~^&+$%"})
 SHORT = 160  # below this, a prompt without a clear language is tried in every Latin language
 
@@ -92,7 +92,7 @@ def languages(text: str) -> tuple[str, ...]:
             return ("zh",)
         if cyrillic >= 3:
             return ("ru",)
-    scores = dict.fromkeys(_LATIN, 0)
+    scores = dict.fromkeys(LATIN, 0)
     for word in text[:600].translate(PUNCTUATION).split():
         for lang, vocabulary in _FUNCTION_WORDS:
             if word in vocabulary:
@@ -103,8 +103,8 @@ def languages(text: str) -> tuple[str, ...]:
                 scores[lang] += 2
     best = max(scores.values())
     if best == 0:
-        return _LATIN if len(text) < SHORT else ("en",)
+        return LATIN if len(text) < SHORT else ("en",)
     # Every language within reach of the best one, likeliest first ("en" wins a tie).
     floor = best - 1 if len(text) < SHORT else best * 0.75
-    close = [lang for lang in _LATIN if scores[lang] >= floor and scores[lang] > 0]
+    close = [lang for lang in LATIN if scores[lang] >= floor and scores[lang] > 0]
     return tuple(sorted(close, key=lambda lang: -scores[lang]))

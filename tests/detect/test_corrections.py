@@ -85,21 +85,18 @@ def test_the_split_is_a_hash_of_the_text_assigned_up_front() -> None:
 # tuned and the model fitted on these prompts, so they are in-sample; bench/corrections.py
 # reports dev, the held-out estimate (and honest figures on fresh batches are in its report).
 TUNE = {
-    "en": (646, 1, 1, 776), "zh": (575, 0, 0, 719), "es": (506, 0, 0, 628), "de": (515, 1, 0, 634),
-    "fr": (521, 0, 0, 637), "ja": (521, 0, 2, 648), "pt": (511, 1, 0, 643), "ru": (500, 0, 0, 641),
+    "en": (696, 0, 1, 880), "zh": (625, 0, 0, 823), "es": (556, 0, 0, 728), "de": (565, 0, 0, 735),
+    "fr": (571, 0, 0, 737), "ja": (571, 0, 2, 748), "pt": (561, 0, 0, 744), "ru": (550, 0, 0, 741),
 }
 TUNE_PATTERNS_ALONE = {
-    "en": (632, 3, 15, 774), "zh": (554, 0, 21, 719), "es": (475, 3, 31, 625), "de": (495, 4, 20, 631),
-    "fr": (500, 6, 21, 631), "ja": (508, 0, 15, 648), "pt": (462, 5, 49, 639), "ru": (489, 0, 11, 641),
+    "en": (674, 0, 23, 880), "zh": (593, 0, 32, 823), "es": (517, 1, 39, 727), "de": (538, 0, 27, 735),
+    "fr": (541, 0, 30, 737), "ja": (553, 0, 20, 748), "pt": (504, 3, 57, 741), "ru": (524, 0, 26, 741),
 }
 # Every prompt of tune the detector gets wrong: (language, what it says, pattern).
 TUNE_WRONG = {
     ('en', 'No, the other one.', None),
     ('ja', 'いいえ、ポートは 8080 です', None),
     ('ja', 'utils2.py って何？', None),
-    ('en', 'No, the tiles are served by a separate nginx, not by the app.', 'en.not-y'),
-    ('pt', 'Não, a bilhetagem roda em Oracle 19c. Postgres a gente não usa.', 'pt.general-3'),
-    ('de', 'Nein, ELSTER-Zertifikate haben die Nutzer selbst, wir speichern keine.', 'de.house'),
 }
 
 

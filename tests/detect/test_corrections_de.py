@@ -74,6 +74,11 @@ from tests.detect.pattern_hits import pattern_hit
         ("Seit wann committen wir Build-Artefakte?", "de.reproach-4"),
         ("Wozu auf einmal ein eigener HTTP-Server?", "de.reproach-4"),
         ("Gute Arbeit! Einziger Haken: die Suche ignoriert jetzt Umlaute.", "de.praise-flaw"),
+        # round 6: the near misses of the round-6 vetoes still count: "Nein, A, nicht B" (not a place),
+        # "Nein, <fact>, du ..." and a rule then what the agent did
+        ("Nein, die Kabine hat 180 Sitze, nicht 189.", "de.no"),
+        ("Nein, Buchungen werden bei uns nie gelöscht, du hast gerade ein DELETE eingebaut.", "de.no"),
+        ("Wir speichern Passwörter nie im Klartext, und du hast sie in die users-Tabelle geschrieben.", "de.house"),
     ],
 )
 def test_general_german_forms(text: str, pattern: str) -> None:
@@ -122,6 +127,18 @@ def test_general_german_forms(text: str, pattern: str) -> None:
         "Danke! Ein Haken fehlt noch in der Checkbox-Liste, füg ihn bitte hinzu.",
         "Seit wann läuft der Export schon so langsam?",
         "Die API liefert Sekunden, nicht Millisekunden; schreib den Timeout-Helper.",
+        # round 6: "Nein, <a bare noun phrase or an adverb> <verb of state> ..." answers, "wir müssen
+        # nicht", "mach mit ... weiter"; a rule then "Kannst du mir ... schreiben?" or a pointer ("du
+        # findest ...", "schau dir ... an"); a third party's claim reported
+        "Nein, Fähren laufen im Winter nur zweimal täglich, Sommerfahrplan brauchen wir erst ab April.",
+        "Nein, bislang gab es keine Beschwerden, das ist nur eine Vorsichtsmassnahme.",
+        "Nein, die Drohnen melden sich nur über LTE, wir müssen kein WLAN unterstützen.",
+        "Nein, für die Beete gibt es noch keine Sensoren. Mach mit den Bienenstöcken weiter.",
+        "Wir mergen nur mit grünem CI. Kannst du mir einen Pre-Merge-Check für das Repo schreiben?",
+        "Kannst du eine neue Tabelle für die Probefahrten anlegen? Kennzeichen speichern wir bei uns nie im Klartext.",
+        "Bei uns wird nichts ohne Ticket deployt, du findest die Vorlage im Wiki unter Ops/Release.",
+        "Wir speichern Passwörter nie im Klartext, du findest den Hash-Helper in utils/crypto.py.",
+        "Die Agentur meint, die Schrift ist Inter, nicht Roboto.",
     ],
 )
 def test_german_hard_negatives(text: str) -> None:

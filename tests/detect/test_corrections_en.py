@@ -66,6 +66,14 @@ from tests.detect.pattern_hits import pattern_hit
         ("the axes you picked are flipped", "en.yours-does"),
         ("Godot calls it _process, not update.", "en.factual-2"),
         ("requests dropped the `verify_ssl` flag long ago, it's verify", "en.factual-2"),
+        # issue 13 (train9): the vetoes of "No, <fact about devices, feeds, staff>", of third-party
+        # subjects and of pasted errors leave these alone
+        ("No, the feed is XML, not JSON, your parser will never work.", "en.no"),
+        ("No no, the bug is in the scheduler, not the API.", "en.no"),
+        ("Nope, we deploy with ansible, not terraform.", "en.no"),
+        ("That's just wrong, the legacy importer you wrote drops the header.", "en.thats-wrong"),
+        ("We never expose the admin API publicly and you just opened it on 0.0.0.0", "en.house-never"),
+        ("`bookings` doesn't exist, the table is called `reservations`.", "en.factual-gone"),
     ],
 )
 def test_new_english_families(text: str, pattern: str) -> None:
@@ -135,6 +143,18 @@ def test_new_english_families(text: str, pattern: str) -> None:
         "no, all our depots run the same scanner firmware",
         "the county's election feed gives precinct names in caps, which is just wrong",
         "A full ORM feels like overkill here. Write the three queries with sqlite3.",
+        # issue 13 (train9): "No, <fact about the user's devices, feeds or staff>", a "go on" after
+        # the answer, a rule before work the agent is about to do, somebody else's work, a pasted error
+        "No, the meters report hourly, not every minute.",
+        "No, the gateway sends everything as JSON lines, not protobuf.",
+        "No, there's no VPN on the plant network, just the office.",
+        "No, the docs are hosted on readthedocs. Carry on with the changelog.",
+        "No, we don't host anything on Heroku, it's all Fly.io",
+        "We never expose the admin API publicly, so before you start on the gateway config, keep it internal.",
+        "we only use UUIDv7 for ids here; you're about to write the orders table, so use that",
+        "Our teammate's parser is broken for leap years, can you write a test that shows it?",
+        "Upstream broke the wheel for arm64 in 3.1, pin 3.0 for now.",
+        'Seeing `ERROR: relation "bookings" does not exist` after the restore, where do I look?',
     ],
 )
 def test_english_hard_negatives(text: str) -> None:

@@ -128,3 +128,41 @@ def test_round5_spanish_families(text: str, pattern: str) -> None:
 )
 def test_round5_spanish_hard_negatives(text: str) -> None:
     assert pattern_hit(text) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "pattern"),
+    [
+        # round 6: next to each new veto, the correction it must leave alone
+        ("No, la naviera solo admite reservas con DNI, así que hay que cambiar el formulario que hiciste.", "es.no"),
+        ("Perfecto. Ahora bien, el total de la boda sale con IVA duplicado.", "es.after-praise-2"),
+        ("Genial, pero para el caso vacío tu función peta.", "es.after-praise"),
+        ("Los pedidos van por lote, no por unidad, y tu tabla los guarda por unidad.", "es.fact-more"),
+        ("No, aquí solo usamos pnpm, cambia el lockfile.", "es.no"),
+        ("Para la app de la guardería: nada sale sin revisión de la directora, y tú has publicado el menú sin ella.", "es.you-past"),
+    ],
+)
+def test_round6_spanish_families(text: str, pattern: str) -> None:
+    assert pattern_hit(text) == CorrectionHit(pattern, "es")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # round 6: an answer whose duty follows from the fact ("así que hay que"), a verb of how a
+        # place works, a rule for work still to come or under a heading, a wish for new work with
+        # an article, praise then "Ahora, ...", a reported value, a present in -iste
+        "No, la naviera solo admite reservas con DNI, así que hay que pedirlo en el formulario.",
+        "No, el hangar no opera de noche. Sigue con los turnos de día.",
+        "En el taller nunca guardamos matrículas en claro, así que el informe que vas a generar tiene que ocultarlas.",
+        "Para la app de la guardería: nada sale sin revisión de la directora. Monta el flujo de aprobación que te pido.",
+        "En la bodega solo usamos MariaDB. Necesito la tabla de barricas con su histórico.",
+        "Perfecto. Ahora, la misma pantalla pero para las bodas de invierno.",
+        "La naviera dice que el puerto de salida es Dénia, no Valencia.",
+        "El proveedor insiste en que el token caduca a los 30 minutos.",
+        "Los pedidos de la farmacia van por lote, no por unidad. Diseña la tabla de pedidos.",
+        "No, aquí solo tenemos licencia de Office 2019.",
+    ],
+)
+def test_round6_spanish_hard_negatives(text: str) -> None:
+    assert pattern_hit(text) is None

@@ -70,6 +70,12 @@ from tests.detect.pattern_hits import pattern_hit
         ("Qui a décidé de passer les montants en float ?", "fr.reproach-4"),
         ("Il fait quoi ce token en dur dans le script de déploiement ?", "fr.reproach-4"),
         ("Je t'avais pourtant demandé de ne pas toucher au schéma.", "fr.restate-4"),
+        # round 6: the near misses of the round-6 vetoes still count: "Non, A, pas B" (not a place),
+        # a rule then what the agent did, "il y a une raison de ne pas avoir ..."
+        ("Non, le délai est en jours ouvrés, pas en jours calendaires.", "fr.no"),
+        ("Non, les réservations ne sont jamais supprimées chez nous, remets le statut annulé.", "fr.no"),
+        ("Chez nous tout passe par Kafka, et tu as branché un appel HTTP direct.", "fr.house"),
+        ("Il y a une raison de ne pas avoir lancé les tests ?", "fr.more"),
     ],
 )
 def test_general_french_forms(text: str, pattern: str) -> None:
@@ -131,6 +137,19 @@ def test_general_french_forms(text: str, pattern: str) -> None:
         "Les profils couleur des fichiers sont souvent faux, ce n'est pas notre faute mais il faut un avertissement.",
         "Je me demande si c'est possible de faire un export PDF.",
         "Le serveur est en UTC, pas en heure locale. Écris le convertisseur.",
+        # round 6: "Non, <sujet> <verbe d'état> ..." answers (a bare "ne sert pas" too), the user's
+        # experience; a rule then "tu peux me créer ... ?" or a pointer ("tu trouveras ..."); a
+        # third party's claim reported; a question about new work
+        "Non, la cantine ne sert pas le mercredi.",
+        "Non, les drones remontent uniquement en 4G, pas de wifi à gérer.",
+        "Non, dans l'atelier il n'y a pas de réseau, seulement au bureau.",
+        "Non, nous n'avons jamais eu de plainte, c'est une simple précaution.",
+        "On ne merge qu'avec la CI verte. Tu peux m'écrire un check de pré-merge pour le dépôt ?",
+        "Tu peux créer une table pour les essais routiers ? Chez nous les plaques ne sont jamais stockées en clair.",
+        "Chez nous rien ne part en prod sans ticket, tu trouveras le modèle dans le wiki.",
+        "Chez nous tout passe par Kafka, tu peux regarder le consumer existant dans events/.",
+        "L'agence dit que la police est Inter, pas Roboto.",
+        "Il y a une raison de ne pas utiliser Redis pour le cache des sessions ?",
     ],
 )
 def test_french_hard_negatives(text: str) -> None:

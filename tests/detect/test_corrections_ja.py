@@ -60,6 +60,12 @@ from tests.detect.pattern_hits import pattern_hit
     ('毎回 HTTP クライアントを生成してる。', 'ja.you-did-4'),
     ('今の説明は少し間違ってます。', 'ja.you-did-4'),
     ('その正規表現は全然効かない', 'ja.you-did-4'),
+    # issue 13 (train9): the new vetoes leave the same forms alone where they point at the agent's work
+    ('さっき追加したリトライ、ループの中で毎回クライアントを作ってます。外に出して', 'ja.you-did-4'),
+    ('作ってくれたバッチ、毎回 DB に接続してますよね。プールを使って', 'ja.you-did-3'),
+    ('本気でこれを本番に流すつもり？', 'ja.reproach-3'),
+    ('いいですね、ただ座席番号がずれてます', 'ja.after-praise'),
+    ('テストを飛ばしてますね', 'ja.you-did'),
 ])
 def test_general_forms(text: str, pattern: str) -> None:
     assert pattern_hit(text) == CorrectionHit(pattern, "ja")
@@ -121,6 +127,35 @@ def test_general_forms(text: str, pattern: str) -> None:
     'うちの倉庫に冷凍庫はありません。常温在庫の管理画面を作って',
     '同僚の実装で、ループの中で毎回 SparkSession 作ってる。直し方を教えて',
     '認証画面は要らないです。まずは一覧ページを作ってください',
+    # issue 13 (train9): praise then the next request or a pause; a state of the world to confirm; context up
+    # front (前提として, 参考までに, はい、); what a new piece of work does without; the user's own system looked
+    # into (原因を調べて, 手順を教えて, 直したい); a new or outside rule; somebody else's code (前任者が書いた)
+    'いい感じですね、ただ次は PDF 出力もお願いします',
+    '良さそうです。でも今日はここまでで、続きは明日',
+    'おお、動いた…けど今日はここまで。明日続きやろう',
+    'このライブラリって C++17 必須になってますよね？',
+    '前提として、うちのサーバーは全部 ARM で動いてますよね。なので arm64 でビルドして',
+    'はい、使えますよ。続けてください',
+    'いいえ、そのテストは昨日も落ちてましたよ。今回の作業とは無関係です',
+    '変更後、全部のテストを走らせてください',
+    'この変更で何が壊れるか洗い出してほしい',
+    'テストは必要ないと思うので、本体だけ書いて',
+    'わざわざクラスにしなくてもいいので、関数で書いてください',
+    'ログの量が多すぎる気がするんですが、減らす方法ありますか',
+    '本番だけタイムアウトしてるのはおかしい。原因を調べて',
+    'CI が Node 16 になってて通らない。Node 20 に上げる手順を教えて',
+    '既存のバッチはループの中で毎回 DB に接続してます。これを直したい',
+    '月次の売上集計が会計システムの値と 2% ずれてる。どこで差が出てるか追ってほしい',
+    '本気でこのサービスを海外展開するつもりなので、i18n 前提で設計して',
+    'このライブラリ、いつから Python 3.12 対応するようになったか知ってる',
+    '法改正で保存期間のルールが変わったので、アーカイブ処理を直してください',
+    '監査の指摘で、ログに個人情報を出さない決まりになりました。既存のロガーを直してください',
+    '来月から社内ルールで Python 3.12 必須になるので、CI の設定を合わせて',
+    '前任者が書いた配車ロジック、例外処理がめちゃくちゃです。読んで整理してもらえますか',
+    '公式の SDK サンプル、引数の順番が逆になってるっぽい。ラッパー側で吸収して',
+    'ベンダーのドキュメントだと v3 で廃止されたって書いてあるけど、本当？',
+    'いいね、でも急ぎじゃないので、時間あるときに型ヒントも足してほしい',
+    '古いダッシュボードは変更後、全部新しい URL に飛ばしてください',
 ])
 def test_hard_negatives(text: str) -> None:
     assert pattern_hit(text) is None

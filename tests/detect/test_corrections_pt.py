@@ -159,3 +159,41 @@ def test_round5_families(text: str, pattern: str) -> None:
 )
 def test_round5_hard_negatives(text: str) -> None:
     assert pattern_hit(text) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "pattern"),
+    [
+        # round 6: next to each new veto, the correction it must leave alone
+        ("Não, o timeout é baixo demais, aumenta pra 30 s.", "pt.no"),
+        ("Não, o worker roda na VPS, não no Heroku como você configurou.", "pt.no"),
+        ("Não, a esteira é automática, e você tratou como manual.", "pt.no"),
+        ("Não, a gente não usa Docker aqui, tira isso.", "pt.no"),
+        ("Dito isso, você apagou as fixtures.", "pt.you-did"),
+        ("Não, a gente só usa pnpm, troca o lockfile.", "pt.house"),
+    ],
+)
+def test_round6_families(text: str, pattern: str) -> None:
+    assert pattern_hit(text) == CorrectionHit(pattern, "pt")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # round 6: "Não, <subject> é <no article> / trabalha ...", where the user's system runs set
+        # against another place, "a gente não usa" in an answer, "dito isso, cria ...", rules given
+        # "antes de começar", a claim reported by a third party
+        "Não, a esteira é automática, modelo SX-400.",
+        "Não, o hangar não trabalha de madrugada.",
+        "não, o worker roda na VPS, não no Heroku",
+        "Não, as fotos chegam em HEIC, não em JPEG.",
+        "Não, o faturamento roda em DB2. MySQL a gente não usa.",
+        "as fixtures aqui sempre ficam em YAML. dito isso, cria o seed das barricas",
+        "Antes de começar, as regras do time: nada de print, logging estruturado. O serviço de escalas dos pilotos.",
+        "O advogado diz que o prazo é de 15 dias úteis, não corridos.",
+        "A API do tribunal não existe mais na versão 1, tem que usar a 2. Escreve o cliente.",
+        "Não, a gente só tem licença do Office 2019.",
+    ],
+)
+def test_round6_hard_negatives(text: str) -> None:
+    assert pattern_hit(text) is None

@@ -58,6 +58,12 @@ from tests.detect.pattern_hits import pattern_hit
     ('自从你重构了调度器，夜间任务就不跑了', 'zh.more-2'),
     ('感觉为这点数据上消息队列太重了', 'zh.hedged-5'),
     ('页面挺好看的，可惜移动端按钮点不到', 'zh.after-praise-3'),
+    # issue 13 (train9): the vetoes of asking about an error, of somebody else's work and of
+    # 没必要…，先… leave these alone
+    ('你写的导出日期全错了，帮我查一下', 'zh.wrong'),
+    ('说好的不用第三方库呢？', 'zh.still-broken'),
+    ('你把接口搞坏了，先回滚', 'zh.still-broken'),
+    ('我们从不在前端存 token，你写的登录把 token 放 localStorage 了', 'zh.house-rule'),
 ])
 def test_general_forms(text: str, pattern: str) -> None:
     assert pattern_hit(text) == CorrectionHit(pattern, "zh")
@@ -120,6 +126,13 @@ def test_general_forms(text: str, pattern: str) -> None:
     '我们预算有限，你用了 GPU 的话成本会很高，先用 CPU 方案',
     '我打算把老数据一次性全迁过去，会不会有点激进？',
     '用 Rust 写个限流中间件，不要 unsafe',
+    # issue 13 (train9): an error of the user's own to investigate, somebody else broke it, "not needed now,
+    # do X first", a rule before work on something new
+    '同事写的对账脚本金额全错了，帮我看看 recon.py',
+    '导出的 Excel 日期格式不对，能修一下吗',
+    '供应商把接口搞坏了，先加个重试',
+    '现阶段没必要做多租户，先只做单个园区的版本。',
+    '我们从不在前端存 token，给小程序写登录的时候注意一下。',
 ])
 def test_hard_negatives(text: str) -> None:
     assert pattern_hit(text) is None
