@@ -344,6 +344,11 @@ def test_the_hit_names_the_prompts_language() -> None:
     assert hit("No, es un repo privado, así que usa la URL SSH.") is None
     assert hit("No, usa pnpm") == CorrectionHit("es.no", "es")
     assert hit("No, use pnpm") == CorrectionHit("en.no", "en")
+    # ... in the likeliest language only: Spanish decides, and the English "No," is not asked after
+    # the Spanish one found an answer; a prompt no word decides is read as "No," in every language
+    assert hit("No, no usamos Docker en local.") is None
+    assert hit("No, no usamos Docker en local, quita el Dockerfile que añadiste.") == CorrectionHit("es.no", "es")
+    assert hit("Non.") == CorrectionHit("fr.no", "fr")
     for text in ("Das ist falsch", "C'est faux", "Isso está errado", "Это неправильно", "違います", "不对"):
         found = hit(text)
         assert found is not None and found.pattern.startswith(found.language + ".")
