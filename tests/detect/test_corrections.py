@@ -347,6 +347,8 @@ def test_the_hit_names_the_prompts_language() -> None:
     # ... in the likeliest language only: Spanish decides, and the English "No," is not asked after
     # the Spanish one found an answer; a prompt no word decides is read as "No," in every language
     assert hit("No, no usamos Docker en local.") is None
+    assert pattern_hit("No, no usamos Docker en local.") is None
+    assert pattern_hit("no, el bidder corre en Kubernetes, no en Lambda") is None
     assert hit("No, no usamos Docker en local, quita el Dockerfile que añadiste.") == CorrectionHit("es.no", "es")
     assert hit("Non.") == CorrectionHit("fr.no", "fr")
     for text in ("Das ist falsch", "C'est faux", "Isso está errado", "Это неправильно", "違います", "不对"):
