@@ -134,7 +134,13 @@ _NEW_WORK_ASK_DE = (r"^[^\S\n]*+" + _ASK_DE + r"(?:eine?[nmrs]?|ein|neue[nmrs]?)
 _POINTER_DE = (r"^(?!(?s:.){0,300}?(?:\b(?:dein|deine|deinen|deinem|deiner|deins|hast du|du hast|hattest|wieder|zurück|zurueck|rückgängig|rueckgaengig|warum|wieso|weshalb)\b"
                r"|\b(?:nimm|mach|schmeiss|wirf|lösch|loesch|hau)\w{0,2}\b" + _S + r"{0,40}?\b(?:raus|weg)\b))"
                r"(?s:.){0,300}?(?:[.;:,!\u2014\u2013]|\bund)\s*+(?:du findest|findest du|du siehst|siehst du|schau dir|guck dir|sieh dir|siehe|du kannst dir\b" + _S + r"{0,40}?\b(?:anschauen|ansehen|angucken))\b")
-_UPFRONT_ANY_DE = _UPFRONT_DE + "|" + _UPFRONT_RULE_DE + "|" + _FUTURE_WORK_DE + "|" + _NEW_WORK_DE + "|" + _NEW_WORK_ASK_DE + "|" + _POINTER_DE
+# Context announced before the request ("Damit du Bescheid weisst: ...", "Zum Hintergrund: ...", "Gut zu
+# wissen: ..."), where nothing points at the agent's work: a rule up front (round 7: upfront-rule).
+_CONTEXT_OPENER_DE = (r"^(?!(?s:.){0,300}?\b(?:du hast|hast du|hattest|dein|deine|deinen|deinem|deiner|deins)\b)[^\S\n]*+(?:kurz |nur |noch |ein )?"
+                      r"(?:damit du (?:es )?(?:bescheid )?weisst|damit du das weisst|zum (?:kontext|hintergrund|verständnis|verstaendnis)|zur (?:einordnung|orientierung|info)"
+                      r"|(?:wichtig )?(?:für den|fuer den|fürs|fuers) (?:kontext|hintergrund|verständnis|verstaendnis)|wichtig zu wissen|(?:erster|nächster|naechster|neuer) (?:schritt|punkt|task)|(?:neue|nächste|naechste|erste) aufgabe|neues (?:feature|ticket)"
+                      r"|als hintergrund|hintergrund(?:info)?|kontext|gut zu wissen|(?:kleiner |wichtiger )?hinweis(?: vorab| vorweg)?|fyi|info vorab|satz zum kontext)\b")
+_UPFRONT_ANY_DE = _UPFRONT_DE + "|" + _UPFRONT_RULE_DE + "|" + _CONTEXT_OPENER_DE + "|" + _FUTURE_WORK_DE + "|" + _NEW_WORK_DE + "|" + _NEW_WORK_ASK_DE + "|" + _POINTER_DE
 # Somebody else's claim reported ("Der Lieferant sagt, die Schnittstelle ist REST, nicht SOAP"): a fact
 # they give, not a correction of the agent's work (round 6: third-party).
 _REPORTED_DE = (r"\b(?:der|die|das|unser|unsere|laut) (?:lieferant|hersteller|anbieter|kunde|kundin|kunden|kollege|kollegin|vendor|support|dienstleister|agentur|bank|partner|betreiber)\w{0,2}"
@@ -143,8 +149,21 @@ _REPORTED_DE = (r"\b(?:der|die|das|unser|unsere|laut) (?:lieferant|hersteller|an
 # Kiosk hat keine Tastatur", "Nein, auf dem Cluster gibt es nur Singularity", "Nee, der Bot läuft in
 # einem Pod"), and nothing after it that turns on the agent (du/dein, a demand, an undoing, a verdict,
 # "A, nicht B", "sondern"): the answer to the agent's question (issue 13, precision round 2: no-answer).
+# What turns a "Nein, <fact>" on the agent's work, looked for from the "Nein" on (the subject too:
+# "nö, das macht ... kaputt", "Nein, lösch die Tabelle nicht"): then it is no answer (round 7).
+_NO_FACT_BLOCK_DE = (
+    r"(?!(?s:.){0,300}?(?:\b(?:du|dein|deine|deinen|deinem|deiner|dir|dich|soll|sollte|sollen|muss(?!" + _S + r"{0,25}?\bnicht\b)|darf|dürfen|duerfen|falsch|irrst|sondern|statt(?!\s*+(?:[,.;:!?\n]|$))|anstatt|aber|gesagt|sagte|verlangt|wollte|meinte|kaputt|bricht|rückgängig|rueckgaengig|zurück|zurueck|immer noch|noch immer|nach wie vor|weiterhin|wieder|fehl|fehler|crasht|stürzt|stuerzt|rot)\b|!"
+    # "..., Windows müssen wir nicht unterstützen": what the user's world does not need answers (round 6)
+    r"|\b(?:müssen|muessen)\b(?!\s++(?:wir\s++)?(?:nicht|nichts|kein\w*)\b)"
+    # "Mach mit dem Puffer weiter": leave to go on, not an undoing (round 6)
+    r"|(?:^|[,;:.]\s*+|\bund\s++)(?:nimm|nutze?|benutze?|verwende|lass|lösch|loesch|entfern|stell|setz|ersetz|änder|aender|bau|mach(?!" + _S + r"{0,40}?\bweiter\b))\w{0,2}\b"
+    # "..., nicht in AWS", "..., nicht per Polling": the place or the means, as an answer gives it (round 3)
+    r"|,\s*+nicht\b(?!\s*+(?:in|im|ins|bei|beim|per|mit|über|ueber|auf|am|an|vom|von|aus|unter|als|für|fuer)\b)))"
+)
+# A name is what a factual correction gives ("Nein, das Modul heißt yaml"): a verb of naming is no
+# verb of state here, whatever its ending.
 _NO_FACT_DE = (
-    r"^[^\S\n]*+(?:nein|nee|nö|noe|nope|ne(?=\s*+,))[\s,.!;:\u2014\u2013-]++"
+    r"^[^\S\n]*+(?:nein|nee|nö|noe|nope|ne(?=\s*+,))" + _NO_FACT_BLOCK_DE + r"[\s,.!;:\u2014\u2013-]++"
     # the subject: an article or a preposition and up to five words; a bare noun phrase of up to three
     # words ("Nein, Turniere laufen ...", "Nein, beA-Nachrichten haben ..."); or an adverb of time
     # with the verb second ("Nein, bisher gab es keine ...") (round 6)
@@ -154,21 +173,18 @@ _NO_FACT_DE = (
     r"|(?:bisher|bislang|aktuell|momentan|derzeit|zurzeit|normalerweise|eigentlich) )"
     r"(?:(?:nur|schon|bereits|noch|auch|leider|immer|nie) )?"
     r"(?:ist|sind|hat|haben|läuft|laufen|laeuft|liegt|liegen|kommt|kommen|gibt(?:'s| es)?|gibts|gab(?:'s| es)?|nutzt|nutzen|verwendet|verwenden|benutzt|wird|werden|steht|stehen|hängt|haengt|lebt|zeigt|stammt|unterstützt|unterstuetzt"
-    r"|fährt|faehrt|fahren|arbeitet|arbeiten|bekommen|bekommt|kriegen|kriegt|schickt|schicken|liefert|liefern|speichert|speichern|melden|meldet|senden|sendet|dauert|dauern|kostet|kosten|enthält|enthaelt|enthalten)\b"
-    r"(?!(?s:.){0,300}?(?:\b(?:du|dein|deine|deinen|deinem|deiner|dir|dich|soll|sollte|sollen|muss|darf|dürfen|duerfen|falsch|irrst|sondern|statt|anstatt|aber|gesagt|sagte|verlangt|wollte|meinte|kaputt|bricht|rückgängig|rueckgaengig|zurück|zurueck)\b|!"
-    # "..., Windows müssen wir nicht unterstützen": what the user's world does not need answers (round 6)
-    r"|\b(?:müssen|muessen)\b(?!\s++(?:wir\s++)?(?:nicht|nichts|kein\w*)\b)"
-    # "Mach mit dem Puffer weiter": leave to go on, not an undoing (round 6)
-    r"|(?:^|[,;:.]\s*+|\bund\s++)(?:nimm|nutze?|benutze?|verwende|lass|lösch|loesch|entfern|stell|setz|ersetz|änder|aender|bau|mach(?!" + _S + r"{0,40}?\bweiter\b))\w{0,2}\b"
-    # "..., nicht in AWS", "..., nicht per Polling": the place or the means, as an answer gives it (round 3)
-    r"|,\s*+nicht\b(?!\s*+(?:in|im|bei|beim|per|mit|über|ueber|auf|vom|von|aus|unter)\b)))"
+    r"|(?!(?:heißt|heisst|heißen|heissen|nennt|nennen|nicht|jetzt|mit|seit|bitte|den|einen|keinen|meinen|deinen|seinen|ihren|unseren|diesen|jeden|allen|\w+heit|\w+keit|\w+ität|\w+itaet|\w+schaft|\w+ung|\w+ungen)\b)\w{2,}(?:t|en)|fährt|faehrt|fahren|spielt|spielen|bleibt|bleiben|reicht|reichen|braucht|brauchen|sitzt|sitzen|besteht|bestehen|misst|messen|öffnet|oeffnet|schliesst|schliessen|arbeitet|arbeiten|bekommen|bekommt|kriegen|kriegt|schickt|schicken|liefert|liefern|speichert|speichern|melden|meldet|senden|sendet|dauert|dauern|kostet|kosten|enthält|enthaelt|enthalten)\b"
 )
+# A question asking what is usual or recommended ("Was ist bei euch üblich?", "Wie macht man das
+# normalerweise?", "Was empfiehlst du?"): advice asked for, not disagreement (round 7: question).
+_PRACTICE_Q_DE = (r"\bwas (?:ist|wäre|waere) (?:denn |da |hier |so |eigentlich )*(?:bei euch |in der praxis |heute )?(?:üblich|ueblich|gängig|gaengig|best practice|der standard|state of the art)\b"
+                  r"|\bwie (?:macht|löst|loest|handhabt) man (?:das|sowas|so was)\b|\bwas (?:empfiehlst|rätst|raetst|würdest|wuerdest) du\b|\bwie (?:macht|handhabt|löst|loest) ihr (?:das|sowas)\b")
 UNLESS: dict[str, str] = {
     "de.general-3": _UPFRONT_DE, "de.judged": _DISCUSSING_DE, "de.more": _UPFRONT_DE,
     # "Nein, die Scanner laufen bei uns alle mit Android": an answer about the world (the model decides, round 3)
     "de.house": _UPFRONT_ANY_DE + "|" + _NO_FACT_DE, "de.house-we": _UPFRONT_ANY_DE + "|" + _NO_FACT_DE,
     # after "Nein, <a fact about the world>" (the model decides), "hat keine API" must not overrule it (round 3)
-    "de.factual": _THIRD_PARTY_JUDGED_DE + "|" + _NO_FACT_DE, "de.general-5": _THIRD_PARTY_JUDGED_DE,
+    "de.factual": _THIRD_PARTY_JUDGED_DE + "|" + _NO_FACT_DE + "|" + _UPFRONT_ANY_DE, "de.general-5": _THIRD_PARTY_JUDGED_DE,
     "de.rule-frame": _UPFRONT_ANY_DE + "|" + _NO_FACT_DE,
     # "Hintergrund: ... bei uns ausschliesslich ... Aufgabe: Schreib den Indexer": a rule for new work (round 3)
     "de.reproach-more2": _UPFRONT_ANY_DE,
@@ -181,10 +197,12 @@ UNLESS: dict[str, str] = {
     # round 5: a new request's rule or fact, somebody else's work, an answer "Nein, <fact>" (the model decides)
     "de.you-now": _UPFRONT_ANY_DE + "|" + _THIRD_PARTY_JUDGED_DE,
     "de.fact-not": _UPFRONT_ANY_DE + "|" + _THIRD_PARTY_DE + "|" + _REPORTED_DE + r"|^[^\S\n]*+(?:nein|nee|nö|noe|nope)[\s,.!;:]",
-    "de.rule-then-you": _UPFRONT_ANY_DE + "|" + _NO_FACT_DE, "de.hedged-3": _THIRD_PARTY_DE, "de.wrong-more": _THIRD_PARTY_DE, "de.hedge-formula": _THIRD_PARTY_DE, "de.hedge-weak": _THIRD_PARTY_DE, "de.still-more": _THIRD_PARTY_DE,
+    "de.rule-then-you": _UPFRONT_ANY_DE + "|" + _NO_FACT_DE, "de.hedged-3": _THIRD_PARTY_DE, "de.wrong-more": _THIRD_PARTY_DE, # "Sollte man ... nicht eher ...? Was ist bei euch üblich?": a question about practice, not about the agent's work (round 7)
+    "de.hedge-formula": _THIRD_PARTY_DE + "|" + _PRACTICE_Q_DE, "de.hedge-weak": _THIRD_PARTY_DE, "de.still-more": _THIRD_PARTY_DE,
 }
 # "No, it can go", "No, not urgent": an answer to the agent's question, not a correction (issue 13).
-UNLESS_AT: dict[str, str] = {"de.no": r"^[^\S\n]*(?:nein|nee|nö|noe|nope)[\s,.!;:\u2014\u2013-]++(?:[^.?!\n]|\.(?=\S)){0,50}?(?:\b|(?<=\s))(?:kann weg|k[öo]nnen weg|kann bleiben|nicht eilig|keine eile|kein thema|kein problem|kein stress|(?:hab|habe|hatte) ich (?:noch |bisher |selbst |auch )?(?:nicht|nie)\b(?! (?:gesagt|verlangt|gemeint|gewollt|gebeten|geschrieben|gefragt)\b)|ruft (?:ihn |sie |es )?keiner|nutzt (?:ihn |sie |es )?keiner|ist (?:privat|[öo]ffentlich)|\b(?:darf|d[üu]rfen|kann|kannst|k[öo]nnen)\b(?!\s+(?:nicht|kein))|leg los|nur zu|mach ruhig)|^[^\S\n]*(?:nein|nee|nö|noe|nope)[\s,.!;:\u2014\u2013-]++(?=\S)(?!(?s:.){0,300}?(?:\bnicht\b|\bkein|\bnie\b|\bsondern\b|\bstatt\b|\bfalsch\b|\bzurück|\brückgängig|\blass\b|\bbehalt|\bhör\b|\bdas ist\b|\bdas war\b|\bich (?:sagte|meinte|wollte|hab|habe)\b|\bsoll|\bmuss\b|\bnein\b|\bnee\b|\baber\b|\bbricht|\bkaputt|\bnimm\b|\bwir \w+\b|\bnur\b|!|\b(?:der|die|das) [\w.`-]+ (?:ist|sind|war|liegt|gehört)\b|\bwieder\b))|" + _NO_FACT_DE}
+# "Sollte man ... nicht eher ...?": the generic "man" asks about practice; "Sollte das nicht eher ..." disagrees (round 7)
+UNLESS_AT: dict[str, str] = {"de.hedge-formula": r"(?:gehört|gehoert|gehören|gehoeren|sollte|sollten|müsste|muesste)\s++man\b", "de.no": r"^[^\S\n]*(?:nein|nee|nö|noe|nope)[\s,.!;:\u2014\u2013-]++(?:[^.?!\n]|\.(?=\S)){0,50}?(?:\b|(?<=\s))(?:kann weg|k[öo]nnen weg|kann bleiben|nicht eilig|keine eile|kein thema|kein problem|kein stress|(?:hab|habe|hatte) ich (?:noch |bisher |selbst |auch )?(?:nicht|nie)\b(?! (?:gesagt|verlangt|gemeint|gewollt|gebeten|geschrieben|gefragt)\b)|ruft (?:ihn |sie |es )?keiner|nutzt (?:ihn |sie |es )?keiner|ist (?:privat|[öo]ffentlich)|\b(?:darf|d[üu]rfen|kann|kannst|k[öo]nnen)\b(?!\s+(?:nicht|kein))|leg los|nur zu|mach ruhig)|^[^\S\n]*(?:nein|nee|nö|noe|nope)[\s,.!;:\u2014\u2013-]++(?=\S)(?!(?s:.){0,300}?(?:\bnicht\b|\bkein|\bnie\b|\bsondern\b|\bstatt\b|\bfalsch\b|\bzurück|\brückgängig|\blass\b|\bbehalt|\bhör\b|\bdas ist\b|\bdas war\b|\bich (?:sagte|meinte|wollte|hab|habe)\b|\bsoll|\bmuss\b|\bnein\b|\bnee\b|\baber\b|\bbricht|\bkaputt|\bnimm\b|\bwir \w+\b|\bnur\b|!|\b(?:der|die|das) [\w.`-]+ (?:ist|sind|war|liegt|gehört)\b|\bwieder\b))|" + _NO_FACT_DE}
 
 # ---- other needle groups (generated by bench/corrections_needles.py: do not edit by hand) -
 # Per pattern (in the order of PATTERNS), its needle groups after the first.

@@ -177,7 +177,7 @@ _NEW_REQUEST_EN = (
 # (a sentence opens a request for new work, and the agent is never named), or "We never deploy
 # on Fridays, so when you write the checklist ..." (issue 13, train3).
 _RULE_FOR_NEW_WORK_EN = (
-    r"\A(?!(?s:.)*?\byou)(?s:.)*?(?:^|[.!:;][^\S\n]++)(?:please |now )?(?:create|write|build|generate|scaffold|implement|set up|draft|design|plan|configure|prepare|schedule|add)\b"
+    r"\A(?!(?s:.)*?\byou)(?s:.)*?(?:^|[.!:;][^\S\n]++)(?:so |then )?(?:(?:for|in|on|with|after|once|first)\b[^,.?!\n]{1,50}?,[^\S\n]*+)?(?:please |now )?(?:create|write|build|generate|scaffold|implement|set up|draft|design|plan|configure|prepare|schedule|add)\b"
     r"|\b(?:so|when|once) you (?:write|create|build|generate|scaffold|draft|design|set up|make)\b"
     r"|\byou(?:'re| are) (?:about|going) to (?:write|build|create|add|implement|set up|start|draft|design|make)\b|\bbefore you (?:start|begin)\b"
     r"|\bso (?:please )?(?:write|create|build|generate|scaffold|draft|design|schedule|plan|set up|configure|add|prepare)\b"
@@ -191,12 +191,17 @@ _RULE_FOR_NEW_WORK_EN = (
 # "No, we don't have a staging cluster", "No, the old one can go, nobody calls it": an answer.
 # "No, the turbines report in kW, not MW", "No, court filings are PDF/A only", "No, the booking engine is
 # Amadeus. Go ahead": a fact about the user's devices, feeds or staff, in a prompt that names nothing the agent did.
-_NO_FACT_EN = (r"\s*+(?:no+|nope|nah)[\s,.!;:\u2014\u2013-]++(?!(?:that|this|it)(?:'s| is| was)\b)(?!(?s:.){0,300}?(?:\byou|\bi (?:said|meant|asked|told|wanted)\b|\bwrong\b|\binstead\b"
-               r"|\brevert|\bundo\b|\bback\b|\bagain\b|\b(?<!we )don't\b|\bstop\b|\bbreak))(?:(?:(?:the|our|all|these|those) )?(?:[\w.+-]+ ){0,2}?"
+# A consequence for the plan ("..., so no payout webhook needed", "..., so don't worry about SMP") answers too.
+# "X, not Y" of a device or feed stays an answer here (tune labels "No, the turbines report in kW, not MW" so).
+_NOT_AGENT_EN = r"(?!(?s:.){0,300}?(?:\byou|\bi (?:said|meant|asked|told|wanted)\b|\bwrong\b|\binstead\b|\brevert|\bundo\b|\bback\b|\bagain\b"
+_NO_FACT_EN = (r"\s*+(?:no+|nope|nah)[\s,.!;:\u2014\u2013-]++(?!(?:that|this|it)(?:'s| is| was)\b)(?:" + _NOT_AGENT_EN + r"))[^.?!\n]{0,80}?,\s*+so (?:no [\w-]+(?: [\w-]+)? (?:needed|required)"
+               r"|(?:there's )?no need\b|(?:we|i) (?:don't|do not) need\b|don't (?:worry|bother)\b|nothing (?:to|needed)\b)|" + _NOT_AGENT_EN
+               + r"|\b(?<!we )don't\b|\bstop\b|\bbreak))(?:(?:(?:the|our|all|these|those) )?(?:[\w.+-]+ ){0,2}?"
                r"(?:feeds?|exports?|sensors?|probes?|meters?|devices?|terminals?|scanners?|turbines?|kiosks?|gateways?|scales?|clinics?|staff|engine)\b"
                r"|(?:[\w.+-]+ ){1,3}?(?:reports?|sends?|arrives?|logs? in|(?:is|are) (?:served|hosted|generated|paid out|produced) (?:by|on|in|from|via|manually))\b"
-               r"|there's no (?!need\b)[\w-]+ (?:for|on|in)\b|(?:[\w./+-]+ ){1,4}?(?:is|are) [^.?!,;\n]{1,30}? only\b|(?s:.){0,200}?[.;!]\s*+(?:so )?(?:go ahead|keep going|carry on|go on)\b"
-               r"|we (?:don't|do not) (?:run|host|deploy) [^.?!\n]{1,40}?,\s*+(?:it's|it is)\b)")
+               r"|there's no (?!need\b)[\w-]+ (?:for|on|in)\b|(?:[\w./+-]+ ){1,4}?(?:is|are) [^.?!,;\n]{1,30}? (?:only\b|(?:across|in|at|on|for) (?:all|every|each|both)\b)"
+               r"|(?:[\w.+-]+ ){1,3}?only (?:\w+s|has|have|use|run|take|accept|want|need|support)\b|(?s:.){0,200}?[.;!]\s*+(?:so )?(?:go ahead|keep going|carry on|go on)\b"
+               r"|we (?:don't|do not) (?:run|host|deploy) [^.?!\n]{1,40}?,\s*+(?:it's|it is)\b))")
 _ANSWER_NO_EN = r"\A\s*+(?:no+|nope|nah)[\s,.!]++(?:we (?:don't|do not|dont) have\b|we (?:haven't|have not) (?:[^.?!\n]){1,40}?\byet\b|(?:[^.?!\n]){0,50}?\b(?:can be (?:removed|deleted|dropped)|can go\b))|\A" + _NO_FACT_EN
 _HOUSE_VETO_EN = f"{_RULE_FOR_NEW_WORK_EN}|{_ANSWER_NO_EN}"
 # A fact given as the reason for new work: "isn't supported on iOS 12, so add a fallback".
@@ -222,7 +227,7 @@ _THIRD_PARTY_EN = (
 )
 UNLESS: dict[str, str] = {"en.house-only": f"{_UPFRONT_EN}|{_RULE_FOR_NEW_WORK_EN}",
     # ... or somebody's feed: "the city's parking API gives local timestamps, which is just wrong".
-    "en.judged-artefact": _DISCUSSING_EN + r"|\b(?!you)[\w-]+'s (?:[\w-]+ )?(?:api|sdk|feed|docs|data|export|firmware|portal)\b",
+    "en.judged-artefact": _DISCUSSING_EN + r"|\b(?!you)[\w-]+'s (?:[\w-]+ ){0,2}?(?:api|sdk|feed|docs|data|export|firmware|portal|guide|spec|standard|manual|schema)\b|\b(?:our|their) (?:old|legacy|previous)\b",
     "en.thats-wrong": f"{_REPORTED_EN}|{_THIRD_PARTY_EN}", "en.thats-not-how": _REPORTED_EN,
     "en.factual-called": _THIRD_PARTY_EN, "en.it-broke": _THIRD_PARTY_EN,
     "en.looks-wrong": f"{_REPORTED_EN}|{_THIRD_PARTY_EN}", "en.judged": f"{_REPORTED_EN}|{_THIRD_PARTY_EN}",

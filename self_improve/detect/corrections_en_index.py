@@ -94,7 +94,7 @@ NAMES = (
 FIRST = (
     ('no', 'nah'),  # en.no
     ("it's", 'it is', 'thats', "that's", "you're", 'that is', 'this is', 'you are', 'that was', 'this was', 'you were'),  # en.thats-wrong
-    ('hack', 'messy', 'right', 'worse', 'a mess', 'answer', 'output', 'result', 'sloppy', 'correct', 'garbage', 'way off', 'nonsense', "it can't ", "it won't ", 'it cannot ', 'calculation', "it doesn't ", "that can't ", "that won't ", "this can't ", "this won't ", 'it does not ', 'it will not ', "it wouldn't ", 'that cannot ', 'this cannot ', "that doesn't ", "this doesn't ", 'that does not ', 'that will not ', "that wouldn't ", 'this does not ', 'this will not ', "this wouldn't "),  # en.looks-wrong
+    ('hack', 'messy', 'worse', 'a mess', 'answer', 'output', 'result', 'sloppy', 'garbage', 'way off', 'nonsense', "it can't ", "it won't ", 'it cannot ', 'calculation', "don't look ", "don't seem ", "it doesn't ", "that can't ", "that won't ", "this can't ", "this won't ", "didn't look ", "didn't seem ", "don't sound ", 'it does not ', 'it will not ', "it wouldn't ", 'that cannot ', 'this cannot ', "didn't sound ", "doesn't look ", "doesn't seem ", "that doesn't ", "this doesn't ", 'does not look ', 'does not seem ', "doesn't sound ", 'that does not ', 'that will not ', "that wouldn't ", 'this does not ', 'this will not ', "this wouldn't ", 'does not sound '),  # en.looks-wrong
     ('same ', 'wrong', 'still ', 'incorrect', 'after your '),  # en.still-wrong
     ('the fix', 'the code', 'the edit', 'your fix', 'the patch', 'your code', 'your edit', 'the change', 'your patch', 'the version', 'your change', 'the approach', 'the solution', 'your version', 'your approach', 'your solution', 'the suggestion', 'your suggestion'),  # en.didnt-work
     ('is bogus', 'not the ', 'you got ', 'are bogus', 'not what ', 'was bogus', 'is made up', "it's bogus", 'were bogus', 'are made up', 'is invented', 'was made up', "you've got ", 'are invented', "it's made up", "that's bogus", 'was invented', 'were made up', 'is fabricated', "isn't what i ", "it's invented", 'were invented', 'are fabricated', "that's made up", 'was fabricated', 'is hallucinated', "it's fabricated", "that's invented", 'were fabricated', 'are hallucinated', 'was hallucinated', "it's hallucinated", "that's fabricated", 'were hallucinated', 'where did you get', 'opposite of what i ', "that's hallucinated", 'different from what i '),  # en.not-what-i-asked
@@ -136,7 +136,7 @@ FIRST = (
     ('ours', 'what we use', 'what we want', 'the one we use', 'what we agreed', 'what we asked for'),  # en.not-ours
     (' you did', ' you put', ' you ran', ' you gave', ' you give', ' you made', ' you used', ' you added', ' you chose', ' you wrote', ' you edited', ' you listed', ' you picked', ' you pushed', " you've did", " you've put", " you've ran", ' you changed', ' you created', ' you deleted', ' you removed', ' you renamed', ' you touched', " you've gave", " you've give", " you've made", " you've used", ' you computed', ' you produced', ' you proposed', ' you returned', " you've added", " you've chose", " you've wrote", ' you committed', ' you generated', ' you mentioned', ' you suggested', " you've edited", " you've listed", " you've picked", " you've pushed", ' you calculated', ' you introduced', " you've changed", " you've created", " you've deleted", " you've removed", " you've renamed", " you've touched", " you've computed", " you've produced", " you've proposed", " you've returned", " you've committed", " you've generated", " you've mentioned", " you've suggested", " you've calculated", " you've introduced"),  # en.your-output
     ('again', "i've ", 'noted', 'agreed', 'stated', 'i said ', 'like i ', 'nd time', 'per my ', 'rd time', 'st time', 'th time', 'i repeat', 'i wrote ', 'remember', 'reminder', 'discussed', 'explained', 'mentioned', 'once more', 'to repeat', "i'll repeat", 'let me repeat', 'repeating myself'),  # en.restate
-    ('i do', "i'd ", 'close', 'right', 'almost', 'nearly', 'correct', 'i would ', "i'm not ", 'i am not ', 'not quite', 'not sure ', "wouldn't ", "shouldn't ", 'should not ', 'not so sure ', 'i have doubts', 'i have my doubts'),  # en.hedged
+    ('i do', "i'd ", 'close', 'almost', 'nearly', 'quite ', 'i would ', "i'm not ", 'totally ', 'all that ', 'entirely ', 'i am not ', 'not quite', 'not sure ', "wouldn't ", "shouldn't ", 'completely ', 'should not ', 'not so sure ', 'i have doubts', 'particularly ', 'i have my doubts'),  # en.hedged
     ('are you ',),  # en.are-you-sure
     ('ugh', 'wtf', 'who ', 'really', 'come on', 'how is ', 'what ma', 'why is ', 'did you ', 'had you ', 'how was ', 'why are ', 'why did ', 'have you ', 'seriously', 'why does ', 'where did ', 'since when ', 'what the fuck', 'what the heck', 'what the hell', "you're kidding", 'are you kidding', 'are you serious', 'you are kidding'),  # en.reproach
     ('bad', 'dumb', "it's", 'poor', 'awful', 'it is', 'thats', 'stupid', "that's", 'that is', 'this is', 'useless', 'horrible', 'insecure', 'it feel ', 'it look ', 'it seem ', 'overkill', 'terrible', 'that was', 'this was', 'dangerous', 'it feels ', 'it looks ', 'it seems ', 'it sound ', 'pointless', 'redundant', 'we never ', 'is off by ', 'it sounds ', 'that feel ', 'that look ', 'that seem ', 'this feel ', 'this look ', 'this seem ', "we didn't ", 'superfluous', 'that feels ', 'that looks ', 'that seems ', 'that sound ', 'these feel ', 'these look ', 'these seem ', 'this feels ', 'this looks ', 'this seems ', 'this sound ', 'those feel ', 'those look ', 'those seem ', 'we did not ', 'that sounds ', 'these feels ', 'these looks ', 'these seems ', 'these sound ', 'this sounds ', 'those feels ', 'those looks ', 'those seems ', 'those sound ', 'these sounds ', 'those sounds ', 'overengineered', 'we just never ', 'over-engineered', "we just didn't ", 'we just did not ', 'we really never ', "we really didn't ", 'we honestly never ', 'we really did not ', 'we certainly never ', "we honestly didn't ", "we certainly didn't ", 'we definitely never ', 'we honestly did not ', 'we certainly did not ', "we definitely didn't ", 'we definitely did not '),  # en.judged
@@ -202,7 +202,7 @@ BY_GRAM = {
     'aft': (3,),
     'aga': (15, 22, 43),
     'agr': (43,),
-    'all': (22, 57, 71),
+    'all': (22, 44, 57, 71),
     'alm': (44,),
     'alr': (32,),
     'alw': (57,),
@@ -239,22 +239,22 @@ BY_GRAM = {
     'cha': (74,),
     'che': (72,),
     'clo': (44, 78),
-    'com': (34, 46, 70),
+    'com': (34, 44, 46, 70),
     'con': (30, 34, 57, 70, 73, 75),
     'coo': (72,),
-    'cor': (2, 44, 63),
+    'cor': (63,),
     'cou': (68, 69, 78),
     'dan': (47,),
     'del': (36, 78),
     'dep': (36, 60, 65, 71),
-    'did': (12, 46, 52, 68, 74),
+    'did': (2, 12, 46, 52, 68, 74),
     'dif': (5,),
     'dir': (34,),
     'dis': (36, 43, 78),
     'do ': (20, 25, 28, 36, 37, 70, 71, 74),
-    'doe': (36, 37, 60, 71, 73, 78),
+    'doe': (2, 36, 37, 60, 71, 73, 78),
     'doi': (9,),
-    'don': (20, 25, 28, 36, 37, 70, 73),
+    'don': (2, 20, 25, 28, 36, 37, 70, 73),
     'dro': (36, 60, 65, 71, 78),
     'dum': (47,),
     'dup': (78,),
@@ -263,6 +263,7 @@ BY_GRAM = {
     'eff': (75,),
     'emi': (71, 78),
     'eno': (74,),
+    'ent': (44,),
     'ere': (54,),
     'ess': (75,),
     'eve': (22, 57, 70),
@@ -368,7 +369,7 @@ BY_GRAM = {
     'our': (32, 39, 41),
     'out': (2, 71),
     'ove': (10, 47, 69),
-    'par': (71,),
+    'par': (44, 71),
     'per': (43, 61, 72),
     'pin': (70,),
     'poi': (47,),
@@ -378,7 +379,7 @@ BY_GRAM = {
     'pre': (23, 71, 75),
     'pri': (34, 78),
     'put': (70, 78),
-    'qui': (74, 75),
+    'qui': (44, 74, 75),
     'raw': (34,),
     'rd ': (13, 43),
     'rea': (46, 71, 78),
@@ -392,7 +393,7 @@ BY_GRAM = {
     'res': (2, 26, 78),
     'ret': (36, 60, 71),
     'rev': (26, 55),
-    'rig': (2, 44, 63),
+    'rig': (63,),
     'rol': (26, 55),
     'rui': (11,),
     'rul': (30, 57, 70),
@@ -431,6 +432,7 @@ BY_GRAM = {
     'to ': (43,),
     'tol': (12, 67),
     'too': (10,),
+    'tot': (44,),
     'tra': (70,),
     'tre': (78,),
     'tru': (78,),

@@ -34,7 +34,7 @@ PATTERNS: tuple[Row, ...] = (
     ("es.stop", r"\b(?:deja|para|dej[aá]) de (?!(?:funcionar|responder|compilar|andar|cargar|existir|ser)\b)\w+|\bno (?:sigas|vuelvas a)\b|\bbasta de\b", False),
     ("es.instead", r"\b(?:usa|utiliza|pon|prueba|p[aá]sate a|elige|toma|cambia a)\b(?:[^.?!\n]|\.(?=\S)){1,40}?\b(?:en (?:vez|lugar) de)\b|^[^\S\n]*en (?:vez|lugar) de\b|\b(?:deber[ií]a|tiene que|debe) ser\b(?:[^.?!\n]|\.(?=\S)){1,30}?(?:,\s*+|\s++)(?:y )?no\b|\bno uses [^.?!,\n]{1,30}?, (?:usa|utiliza)\b|\bc[aá]mbialo por\b", True),
     ("es.house", r"\b(?:nosotros|aqu[ií]|en este (?:repo|repositorio|proyecto|equipo)|en el equipo)\b(?:[^.?!\n]|\.(?=\S)){0,30}?\b(?:nunca|jam[aá]s|siempre|solo|s[oó]lo|solamente|[uú]nicamente)\b|\b(?:nunca|jam[aá]s|siempre|solo|s[oó]lo) (?:hacemos|usamos|desplegamos|registramos|commiteamos|subimos|ponemos|guardamos|escribimos|mezclamos|mergeamos)\b|\b(?:usamos|hacemos|ponemos|escribimos|guardamos)\b(?:[^.?!\n]|\.(?=\S)){1,30}?,\s*+(?:no|nunca|jam[aá]s|nada de)\b|\bnuestra (?:regla|norma|convenci[oó]n|pol[ií]tica)\b|\bla (?:regla|norma|convenci[oó]n) (?:aqu[ií]|es|del equipo|del proyecto|de la casa)\b|^[^\S\n]*(?:solo|s[oó]lo|solamente|[uú]nicamente) [\w.-]+,\s*+(?:nada de|no|ni|sin)\b|\b(?:sigue|respeta|mant[eé]n|copia|imita)\b(?:[^.?!\n]|\.(?=\S)){0,25}?\b(?:ya hay|existente|ya tiene|el resto|los dem[aá]s|el estilo|la convenci[oó]n|el patr[oó]n)\b|\bnada (?:se )?(?:despliega|sube|entra|va|pasa|se mergea)\b(?:[^.?!\n]|\.(?=\S)){0,30}?\bsin\b", True),
-    ("es.factual", r"\b(?:desapareci[oó]|se (?:elimin[oó]|quit[oó]|renombr[oó]|retir[oó])|fue (?:eliminad[oa]|renombrad[oa]|retirad[oa])|est[aá] (?:deprecad[oa]|obsolet[oa]))\b|\bya no existe\b|[\w`'\u0022)\]-]\s*+no existe\b|\bno (?:hay|existe) (?:ning[uú]n|ninguna|tabla|opci[oó]n|flag|m[eé]todo|funci[oó]n|campo|columna|m[oó]dulo|paquete|api|--|`)|\bno tiene (?:ning[uú]n |ninguna )?(?:--|`|api\b|opci[oó]n|flag|m[eé]todo|async)|(?<!que )\bse llama(?:n)? (?!como)|\b(?:el|la) (?:de verdad|bueno|buena|correct[oa]|real) (?:es|se llama)\b|\bno existe \S*[._`(]|\bya trae\b|\bahora es (?!(?:s[oó]lo|tu turno|mejor)\b)|\beso es (?:httpx|el \w+ viejo|la api vieja|la versi[oó]n vieja)", True),
+    ("es.factual", r"\b(?:desapareci[oó]|se (?:elimin[oó]|quit[oó]|renombr[oó]|retir[oó])|fue (?:eliminad[oa]|renombrad[oa]|retirad[oa])|est[aá] (?:deprecad[oa]|obsolet[oa]))\b|\bya no existe\b|[\w`'\u0022)\]-]\s*+no existe\b|\bno (?:hay|existe) (?:ning[uú]n|ninguna|tabla|opci[oó]n|flag|m[eé]todo|funci[oó]n|campo|columna|m[oó]dulo|paquete|api|--|`)|\bno tiene (?:ning[uú]n |ninguna )?(?:--|`|api\b|opci[oó]n|flag|m[eé]todo|async)|(?<!que )\bse llama(?:n)? (?!como|(?:dos|tres|cuatro|cinco|\d+|una|muchas|pocas|varias|mil) (?:veces|vez)\b|cada\b|desde\b|cuando\b|al (?:arrancar|iniciar|empezar|cargar|final|principio)\b|s[oó]lo una\b|solo una\b|en cada\b)|\b(?:el|la) (?:de verdad|bueno|buena|correct[oa]|real) (?:es|se llama)\b|\bno existe \S*[._`(]|\bya trae\b|\bahora es (?!(?:s[oó]lo|tu turno|mejor)\b)|\beso es (?:httpx|el \w+ viejo|la api vieja|la versi[oó]n vieja)", True),
     ("es.after-praise", r"^[^\S\n]*(?:bien|genial|gracias|perfecto|vale|ok(?:ay)?|guay|chulo|bueno|estupendo|excelente|funciona|ya funciona|est[aá] bien(?: encaminado)?|buen trabajo|me gusta)\b(?:[^.?!\n]|\.(?=\S)){0,40}?[,.!;:\u2014-]?\s*+(?:pero|aunque|solo que|s[oó]lo que|eso s[ií]|sin embargo|excepto|salvo|una cosa|un detalle)\b(?!\s*+,?\s*+(?:tambi[eé]n|ahora|antes|primero|despu[eé]s|ma[ñn]ana|luego|m[aá]s tarde)\b)|\bno es (?:el|la) nuestr[oa]\b", False),
     ("es.hedged", r"\bno estoy (?:muy |del todo |tan )?(?:seguro|segura|convencid[oa])\b(?! de (?:c[oó]mo|cu[aá]l|d[oó]nde|entender)\b)|\bno creo que (?:sea|est[eé]|haga|funcione|eso|esto|quieras|queramos|haga falta)\b|\bpreferir[ií]a (?:que|no|mantener|dejar)\b|\bmejor no\b|\bcreo que te equivocas\b|\bcasi,? pero\b|^[^\S\n]*(?:casi|no del todo|no exactamente)\s*+[,.!:]|\bme parece que\b(?:[^.?!\n]|\.(?=\S)){0,40}?\bno\b|\bno s[eé] yo si\b|\beso no me cuadra\b|\bno me cuadra\b", True),
     ("es.sure", r"¿\s*+seguro\b|^[^\S\n]*seguro\s*+\?|\best[aá]s segur[oa]\b", False),
@@ -111,6 +111,9 @@ _NEW_WORK_VERBS_ES = (r"(?:escribe|escr[ií]beme|crea|cr[eé]ame|haz|hazme|gener
                       # the same with a clitic ("Prepárame el playbook"), and a wish for new work ("Quiero un script ...",
                       # "tengo que montar una api ...": issue 13, precision round 3)
                       r"|prep[aá]rame|config[uú]rame|dis[eé][ñn]ame|progr[aá]mame|implem[eé]ntame|g[eé]nerame|constr[uú]yeme|red[aá]ctame"
+                      # where to start, a layout, a proposal ("Empieza por el esquema", "Maqueta la página", "Propón una
+                      # arquitectura": round 7, upfront-constraint)
+                      r"|maqueta|maqu[eé]tame|prop[oó]n|prop[oó]nme|(?:empieza|comienza|arranca) (?:por|con)"
                       r"|(?:quiero|necesito|quer[ií]a|necesitar[ií]a) (?:un|una|unos|unas|el|la|los|las)|tengo que (?:montar|hacer|escribir|crear|preparar|programar|implementar))\b")
 _NEW_WORK_ES = r"^[^\S\n]*" + _NEW_WORK_VERBS_ES
 # A rule stated for new work: a sentence opens a request and the agent's past is never named
@@ -180,6 +183,8 @@ def _no_fact_aimed_es(must: str) -> str:
 
 
 _NO_FACT_ES = _NO_FACT_HEAD_ES + _no_fact_aimed_es(_NO_FACT_MUST_ES)
+# ... except where it gives a name: "No, el módulo se llama yaml" is the factual correction itself.
+_NO_FACT_UNNAMED_ES = r"\A(?![^.?!\n]{0,80}?\bse llaman?\b)" + _NO_FACT_ES[1:]
 # "No, el juzgado solo acepta PDF/A, así que hay que convertir antes": the duty follows from the fact about the
 # world ("así que"), it is not laid on the agent's work (issue 13, round 6: no-answer)
 _NO_FACT_SO_ES = _NO_FACT_HEAD_ES + r"(?=(?:[^.?!\n]|\.(?=\S)){0,120}?\bas[ií] que\b)" + _no_fact_aimed_es("")
@@ -189,10 +194,19 @@ _NO_AGENT_ES = r"\A(?!(?s:.)*?(?:\btus?\b|\bhas \w+(?:ado|ido|to|cho)\b|" + _ES_
 _OWN_PROBLEM_ES = _NO_AGENT_ES + r"(?s:.)*?(?:\?|\b(?:arregla|investiga|averigua|mira|m[ií]ralo|ay[uú]dame|desde (?:ayer|hoy|esta))\b)"
 # ... or opens with a heading for new work: "Para el visor de mapas: nada de Google Maps, ..."
 _HEADING_RULE_ES = _NO_AGENT_ES + r"[^\S\n]*+(?:para|en) (?:el|la|los|las) [^.:\n]{1,40}:"
+# A preference or a doubt about work still to come ("Preferiría que el informe saliera en PDF. Hazlo con reportlab",
+# "¿No sería mejor un enum? Es para el diseño que vamos a hacer"), in a prompt that names nothing the agent did (tu, has,
+# a preterite, a 2nd-person past subjunctive "hubieras", "cambiaras"): the wish shapes new work (round 7: upfront-constraint)
+_NO_AGENT_PAST_ES = (r"\A(?!(?s:.)*?(?:\b(?:has|hab[ií]as|hubieras|hubieses|tus?|te)\b|" + _ES_PRET
+                     + r"|\b\w+(?:aras|ieras|ueras)\b|\b(?:otra vez|de nuevo)\b))")
+_FOR_NEW_WORK_ES = (_NO_AGENT_PAST_ES + r"(?s:.)*?(?:(?:^|[.!:;?][^\S\n]++)(?:(?:entonces|as[ií] que|ahora)[,]?[^\S\n]++)?(?:h[aá]zlo|h[aá]zla|escr[ií]belo|cr[eé]alo|g[eé]n[eé]ralo|m[oó]ntalo|prep[aá]ralo|"
+                    + _NEW_WORK_VERBS_ES + r")"
+                    r"|\b(?:vamos a|voy a|vas a) (?:hacer|montar|escribir|crear|dise[ñn]ar|implementar|empezar|programar|desarrollar)\b"
+                    r"|\bantes de (?:que (?:empieces|empecemos|arranques)|empezar|arrancar|comenzar)\b)")
 _LEADING_NO_ES = r"\A[^\S\n]*+(?:que )?(?:no+|nop|nope)[\s,.!;:]"
 UNLESS: dict[str, str] = {"es.general-3": f"{_UPFRONT_ES}|{_NO_FACT_ES}", "es.house": f"{_RULE_OPENS_NEW_WORK_ES}|{_HEADING_RULE_ES}|{_NO_FACT_ES}",
-                          "es.wrong": f"{_REPORTED_ES}|{_THIRD_PARTY_JUDGED_ES}", "es.factual": f"{_REPORTED_ES}|{_THIRD_PARTY_JUDGED_ES}|{_RULE_FOR_NEW_WORK_ES}", "es.you-erred": _REPORTED_ES,
-                          "es.after-praise-2": _REPORTED_ES, "es.hedged": _REPORTED_ES, "es.fact-more": f"{_REPORTED_ES}|{_RULE_FOR_NEW_WORK_ES}",
+                          "es.wrong": f"{_REPORTED_ES}|{_THIRD_PARTY_JUDGED_ES}", "es.factual": f"{_REPORTED_ES}|{_THIRD_PARTY_JUDGED_ES}|{_RULE_FOR_NEW_WORK_ES}|{_NO_FACT_UNNAMED_ES}", "es.you-erred": _REPORTED_ES,
+                          "es.after-praise-2": _REPORTED_ES, "es.hedged": f"{_REPORTED_ES}|{_FOR_NEW_WORK_ES}", "es.hedged-2": _FOR_NEW_WORK_ES, "es.fact-more": f"{_REPORTED_ES}|{_RULE_FOR_NEW_WORK_ES}",
                           "es.house-we": f"{_RULE_OPENS_NEW_WORK_ES}|{_NO_FACT_ES}", "es.general-rule": f"{_RULE_OPENS_NEW_WORK_ES}|{_HEADING_RULE_ES}", "es.judged": _DISCUSSING_ES, "es.more": f"{_NEW_WORK_ES}|{_REPORTED_ES}|{_RULE_FOR_NEW_WORK_ES}|{_HEADING_RULE_ES}",
                           "es.house-frame": f"{_NEW_WORK_ES}|{_RULE_FOR_NEW_WORK_ES}",
                           "es.fact-contrast": f"{_LEADING_NO_ES}|{_RULE_FOR_NEW_WORK_ES}|{_REPORTED_ES}|{_THIRD_PARTY_JUDGED_ES}",
@@ -206,7 +220,16 @@ UNLESS: dict[str, str] = {"es.general-3": f"{_UPFRONT_ES}|{_NO_FACT_ES}", "es.ho
 UNLESS_AT: dict[str, str] = {
     # "Estupendo. Ahora, el mismo informe pero para Zaragoza": praise, then the next request opens with "ahora"
     # (not "ahora bien", a reservation); its "pero" qualifies the new work (issue 13, round 6: praise)
-    "es.after-praise-2": r"[^\S\n]*+(?:[\w-]+ ){0,6}?(?:gracias|genial|perfecto|guay|estupendo|excelente|buen trabajo|muy bien|bien hecho|de lujo|vale)[^\S\n]*+[.!,][^\S\n]*+(?:y )?ahora\b(?! bien\b)",
+    # ... also after several of them ("Genial, gracias. Ahora, para la siguiente parte ..."), and where the next request opens
+    # with its verb ("Qué bien ha quedado. Pasa ya a la pantalla de pagos, aunque sin Bizum de momento": round 7, praise)
+    # (never where the sentences after the praise name the agent's work: "..., pero el que hiciste está mal")
+    "es.after-praise-2": r"(?![^\n]{0,200}?(?:\b(?:has|hab[ií]as|tu|tus|te)\b|" + _ES_PRET + r"))[^\S\n]*+(?:(?:[\w-]+ ){0,6}?(?:gracias|genial|perfecto|guay|estupendo|excelente|buen trabajo|muy bien|bien hecho|de lujo|vale"
+                         r"|(?:ha|han) quedado(?: (?:genial|bien|muy bien|chul[oa]s?|de lujo|perfect[oa]s?))?)[^\S\n]*+[.!,][^\S\n]*+){1,3}"
+                         # ... and one more clause of praise with no reservation in it ("Genial, justo lo que necesitaba.")
+                         r"(?:(?![^.!?\n]{0,40}?\b(?:pero|aunque|mal|no|falla|fallan|roto|rota|error|salvo|excepto)\b)[^.!?\n]{1,40}[.!][^\S\n]*+)?"
+                         r"(?:(?:y )?ahora\b(?! bien\b)|(?:pasa|pasamos|vamos|seguimos|sigue) (?:ya |ahora )?(?:a|con)\b|a[ñn][aá]de(?:le|les|lo|la)?\b|h[aá]z(?:le|les|lo|la)\b|" + _NEW_WORK_VERBS_ES + ")",
+    # "Sigue con el resto": go on with the rest of the work, not "follow the rest of the code" (round 7: no-answer)
+    "es.house": r"(?:sigue|contin[uú]a) con el resto\b(?! de(?:l| la| los| las)? (?:c[oó]digo|repo|proyecto|m[oó]dulos?|ficheros?|archivos?|equipo|estilo|tests?|servicios?)\b)",
     # "Para que lo tengas en cuenta ...": a purpose clause (no accent, no question), not "¿para qué ...?" (round 3)
     "es.reproach": r"para que\b(?![^?\n]*+\?)",
     # "Dicho esto, crea el script ...": a request for new work follows the context, nothing is reproached (round 3)
@@ -215,6 +238,10 @@ UNLESS_AT: dict[str, str] = {
     "es.you-erred": r"[^\S\n]*+¿[^?\n]*+\?",
     # "No, the CSV has no header row": English after the "No," (the English table reads it), not Spanish (round 6)
     "es.no": r"^[^\S\n]*(?:no+|nop|nope)[\s,.!;:]++(?:the|it|it's|we|we're|i|i'm|this|that|there|they|our|my|you)\b(?![\u00c0-\u024f])|"
+    # "No, la ordenanza permite 2 horas ...; en zona verde solo residentes. Puedes seguir con eso.": the answer closes with
+    # leave to go on, and nothing in it turns on the agent (round 7: no-answer)
+    r"^[^\S\n]*(?:que )?(?:no+|nop|nope)[\s,.!;:\u2014\u2013-]++" + _no_fact_aimed_es(_NO_FACT_MUST_ES)
+    + r"(?:[^\n]){0,200}?[.;!][^\S\n]++(?:(?:as[ií] que|entonces|vale|bueno)[,]?[^\S\n]++)?(?:(?:puedes|pod[eé]s) (?:seguir|continuar)|sigue (?:con|adelante|as[ií])|contin[uú]a (?:con|as[ií])|adelante)\b|"
     r"^[^\S\n]*(?:que )?(?:no+|nop|nope)[\s,.!;:\u2014\u2013-]++(?:[^.?!\n]|\.(?=\S)){0,100}?,[^\S\n]*+(?:puedes|pod[eé]s|se puede(?:n)?) (?:quitar|borrar|eliminar|tirar|seguir|continuar)\w*\b|^[^\S\n]*(?:que )?(?:no+|nop|nope)[\s,.!;:\u2014\u2013-]++(?:[^.?!\n]|\.(?=\S)){0,30}?\bno (?:tenemos|tengo|hay) (?:acceso|permisos?|cuenta|credenciales|licencia)\b|^[^\S\n]*(?:que )?(?:no+|nop|nope)[\s,.!;:\u2014\u2013-]++(?:[^.?!\n]|\.(?=\S)){0,50}?(?:\b|(?<=\s))(?:adelante|se puede(?:n)? (?:quitar|borrar|eliminar|dejar)|no es urgente|sin prisa|nadie lo (?:usa|llama)|es (?:privad|p[uú]blic)\w*|\b(?:se puede|puedes|pod[eé]s)\b|\bdale\b)|^[^\S\n]*(?:que )?(?:no+|nop|nope)[\s,.!;:\u2014\u2013-]++(?=\S)(?!(?s:.){0,300}?(?:\bno\b|\bnunca\b|\bsino\b|\ben vez\b|\ben lugar\b|\bmal\b|\bincorrect|\bdeshaz|\brevierte|\bvuelve\b|\bdeja\b|\bmant[eé]n|\bpara\b|\beso es\b|\bes(?:o|to)? (?:el|la|un|una)\b|\bte dije\b|\bdije\b|\bdebe|\btiene que\b|\bpero\b|\brompe|\busa\b|\busamos\b|!|\b(?:el|la|los|las) [\w.`-]+ (?:es|está|son|va|van)\b|\bqué va\b|\bsolo\b))|" + _NO_FACT_ES + "|" + _NO_FACT_SO_ES}
 
 # ---- other needle groups (generated by bench/corrections_needles.py: do not edit by hand) -

@@ -90,7 +90,7 @@ _DISCUSSING_PT = r"\b(?:corrige|corrija|arruma|conserta|olha|verifica|adiciona|f
 # A request for new work opens the prompt: its rules are constraints up front (issue 13).
 _UPFRONT_PT = r"^[^\S\n]*(?:escreve|escreva|cria|crie|faz|faça|gera|gere|implementa|adiciona)\b"
 # A request for new work of any verb (issue 13, train3): what follows is a constraint of that request.
-_NEW_WORK_PT = r"^[^\S\n]*+(?:escreve|escreva|cria|crie|faz|fa[çc]a|gera|gere|implementa|implemente|adiciona|adicione|monta|monte|configura|configure|integra|preciso de|quero um|quero uma|bora|vamos|(?:pode|podia|poderia|consegue|d[aá] pra|d[aá] para|daria pra) (?:me )?(?:criar|escrever|fazer|montar|gerar|implementar|desenhar|preparar|adicionar|configurar))\b"
+_NEW_WORK_PT = r"^[^\S\n]*+(?:me (?:faz|fa[çc]a|escreve|cria|monta|gera|prepara|desenha)|(?:faz|escreve|cria|monta|gera)-me|escreve|escreva|cria|crie|faz|fa[çc]a|gera|gere|implementa|implemente|adiciona|adicione|monta|monte|configura|configure|desenvolve|desenvolva|programa|programe|prepara|prepare|desenha|desenhe|constr[oó]i|construa|projeta|projete|integra|preciso de|quero um|quero uma|bora|vamos|(?:pode|podia|poderia|consegue|d[aá] pra|d[aá] para|daria pra) (?:me )?(?:criar|escrever|fazer|montar|gerar|implementar|desenhar|preparar|adicionar|configurar))\b"
 # Somebody else's claim or bug (a vendor's docs, a colleague, users), or an error message (issue 13).
 _THIRD_PARTY_PT = r"\b(?:doc|docs|documenta[çc][aã]o|fornecedor|fabricante|vendor|upstream|colega|contabilidade|pessoal d[oa]|dizem que|diz que|reclamam|erro|error|warning|exception|exce[çc][aã]o|aviso|vermelh|verde|bagun[çc])"
 # The rule is for work the agent is about to do ("no runbook que você vai escrever"): a constraint
@@ -101,10 +101,10 @@ _FUTURE_WORK_PT = r"\b(?:voc[eê]|vc) (?:vai|for|ainda vai|est[aá] (?:prestes a
 # refaz, volta...): the rule is a constraint of the coming work (issue 13, train6).
 _LATER_WORK_PT = (r"\A(?!(?s:.){0,600}?(?:\b(?:voc[eê]|vc|c[eê]|seus?|suas?|teus?|tuas?|ficou|saiu|est[aá]|t[aá]|refaz|refa[çc]a|corrige"
                   r"|troca|volta|desfaz|revert\w*|de novo|outra vez|j[aá] (?:disse|falei|pedi))\b|\bfoi (?:direto|pra|para)\b))"
-                  r"(?s:.){0,400}?(?:[.!;:][^\S\n]++|\n[^\S\n]*+|,[^\S\n]*+(?:ent[aã]o|a[ií]|da[ií]) )"
+                  r"(?s:.){0,400}?(?:[.!;:][^\S\n]++|\n[^\S\n]*+|,[^\S\n]*+(?:(?:ent[aã]o|a[ií]|da[ií]|e|agora|depois) )?)"
                   # "... separado do código. dito isso, cria a tabela": the request after a transition (round 6)
-                  r"(?:(?:dito isso|feito isso|isso posto|posto isso|agora)[,:]?[^\S\n]++)?(?:escreve|escreva|cria|crie|faz|fa[çc]a|gera|gere|implementa|implemente"
-                  r"|adiciona|adicione|monta|monte|desenha|desenhe|projeta|projete|prepara|prepare|configura|configure"
+                  r"(?:(?:dito isso|feito isso|isso posto|posto isso|agora|com isso(?: em mente| em vista)?|partindo disso|sabendo disso|levando isso em (?:conta|considera[çc][aã]o)|tendo isso em (?:vista|mente)|considerando isso|nesse contexto|assim sendo)[,:]?[^\S\n]++)?(?:escreve|escreva|cria|crie|faz|fa[çc]a|gera|gere|implementa|implemente"
+                  r"|adiciona|adicione|monta|monte|desenha|desenhe|projeta|projete|prepara|prepare|configura|configure|desenvolve|desenvolva|programa|programe|constr[oó]i|construa"
                   r"|(?:pode|podia|poderia|consegue|d[aá] pra|d[aá] para|daria pra) (?:me )?(?:criar|escrever|fazer|montar|gerar|implementar|desenhar|preparar|adicionar|configurar)|me (?:prop[oõ]e|ajuda|passa|d[aá]|manda|mande|mostra|sugere|sugira|escreve|cria|faz|monta|gera)|come[çc]a (?:pel[oa]|por)|preciso d[eo]|quero (?:um|uma|adicionar|criar|montar|escrever|implementar|come[çc]ar|desenhar))\b")
 # "Te passo as regras do time antes de começar: ...": the rules are given before the work starts, in a prompt
 # that names nothing the agent did (round 6: upfront-rule)
@@ -133,27 +133,41 @@ _SCHEDULE_PT = (r"\b(?:toda|todo|todas|todos)(?: as| os| a| o)? (?:noites?|madru
 # imperative "não usa/mexe ...", "!" and (unless ``contrast``) "X, não Y" (the port is 8883, not 1883: the model
 # decides). "a gente não usa X" describes the setup, it is no imperative (round 6).
 def _not_aimed_pt(contrast: bool = False) -> str:
-    comma_no = "" if contrast else (r"|[,;][^\S\n]*+n[aã]o\b(?! (?:\w+(?:amos|emos|imos)|tem|t[eê]m|h[aá]|est[aá]|vai|vem|roda|precisa)\b)")
-    return (r"(?!(?s:.){0,300}?(?:\b(?:voc[eê]|vc|c[eê]|seus?|suas?|teus?|tuas?|isso|isto|assim|errad\w*|volta|revert\w*|desfaz|mas|em vez)\b"
+    comma_no = "" if contrast else (r"|[,;][^\S\n]*+n[aã]o\b(?! (?:\w+(?:amos|emos|imos)|tem|t[eê]m|h[aá]|est[aá]|vai|vem|roda|precisa|existe|existem)\b)")
+    return (r"(?!(?s:.){0,300}?(?:\b(?:voc[eê]|vc|c[eê]|seus?|suas?|teus?|tuas?|errad\w*|volta|revert\w*|desfaz|mas|em vez)\b"
+            # "isso é o Stripe que faz": a third party does it, nothing is pointed at (round 7)
+            r"|\b(?:isso|isto)\b(?! (?:[eé]|quem) (?:o|a|os|as) [\w.-]+ (?:que|quem) (?:faz|fazem|cuida|cuidam|resolve|resolvem|trata|tratam|manda|mandam)\b)"
+            # "pode continuar assim": leave to go on, not "assim não"
+            r"|(?<!continuar )(?<!seguir )(?<!continua )(?<!segue )(?<!prosseguir )\bassim\b"
             r"|\beu (?:disse|falei|pedi|quis)\b|(?<!\ba gente )(?<!\bn[oó]s )\bn[aã]o (?:[eé]|era|foi|usa|mexe|roda|adiciona|faz|p[oõ]e|coloca|apaga|muda)\b"
             + comma_no + r"|!))")
 
 
-_ANSWER_SETUP_PT = (r"^[^\S\n]*n[aã]o+[\s,.;:]++" + _not_aimed_pt() + r"(?!(?:usa|usam|manda|mandam|aceita|imprime|cobra)\b)(?:(?:o|a|os|as|esse|essa|esses|essas|no|na|nos|nas|nosso|nossa|nenhum|nenhuma) [\w.-]+(?: [\w.-]+){0,3}[^\S\n]++)?(?:(?:(?:aqui|instalad[oa]s?|daqui|local)[^\S\n]++)?(?:s[oó][^\S\n]++|apenas[^\S\n]++|somente[^\S\n]++|n[aã]o[^\S\n]++|ainda[^\S\n]++|tamb[eé]m[^\S\n]++)?(?:tem|t[eê]m|roda|rodam|chega|chegam|vem|v[eê]m|foi|foram|vai rodar|v[aã]o rodar|precisa|usamos|existe|existem|fecha|fecham|paga|pagam|usa|usam|manda|mandam|aceita|aceitam|imprime|imprimem|cobra|cobram)\b|(?:[eé]|s[aã]o) (?:um|uma|uns|umas)\b|(?:aqui|instalad[oa]s?|daqui)[^\S\n]++(?:[eé]|s[aã]o)\b|(?:[eé]|s[aã]o) s[oó]\b|(?:s[oó]|apenas|somente)[^\S\n]++(?:tenho|temos)\b)")
+_ANSWER_SETUP_PT = (r"^[^\S\n]*(?:n[aã]o+|nope)[\s,.;:]++" + _not_aimed_pt() + r"(?!(?:usa|usam|manda|mandam|aceita|imprime|cobra)\b)(?:(?:o|a|os|as|esse|essa|esses|essas|no|na|nos|nas|nosso|nossa|nenhum|nenhuma) [\w.-]+(?: [\w.-]+){0,3}[^\S\n]++)?(?:(?:(?:aqui|instalad[oa]s?|daqui|local)[^\S\n]++)?(?:s[oó][^\S\n]++|apenas[^\S\n]++|somente[^\S\n]++|n[aã]o[^\S\n]++|ainda[^\S\n]++|tamb[eé]m[^\S\n]++)?(?:tem|t[eê]m|roda|rodam|chega|chegam|vem|v[eê]m|foi|foram|vai rodar|v[aã]o rodar|precisa|usamos|existe|existem|fecha|fecham|paga|pagam|usa|usam|manda|mandam|aceita|aceitam|imprime|imprimem|cobra|cobram)\b|(?:[eé]|s[aã]o) (?:um|uma|uns|umas)\b|(?:aqui|instalad[oa]s?|daqui)[^\S\n]++(?:[eé]|s[aã]o)\b|(?:[eé]|s[aã]o) s[oó]\b|(?:s[oó]|apenas|somente)[^\S\n]++(?:tenho|temos)\b)")
 # "Não, a impressora é térmica", "Não, o casamento é cobrado em três parcelas", "Não, a farmácia não trabalha com
 # lote fracionado": a named subject, then "é <not an article>" or a verb of how it works (round 6: no-answer)
 # ... and no demand or verdict on the value: "Não, o timeout é curto demais, aumenta" corrects
 _NO_DEMAND_PT = (r"(?!(?s:.){0,300}?(?:(?:^|[,;:.][^\S\n]*+|\be[^\S\n]++)(?:usa|troca|muda|aumenta|diminui|reduz|tira|remove|coloca|p[oõ]e|bota"
                  r"|corrige|arruma|ajusta|deixa|mant[eé]m|apaga|refaz)\b|\b(?:demais|de mais)\b))")
-_ANSWER_STATE_PT = (r"^[^\S\n]*n[aã]o+[\s,.;:]++" + _not_aimed_pt() + _NO_DEMAND_PT
-                    + r"(?:o|a|os|as|esse|essa|esses|essas|nosso|nossa|nossos|nossas|cada) "
+# What cannot stand where a bare subject would: an imperative, an adverb, a preposition, a pronoun (round 7)
+_NOT_A_SUBJECT_PT = (r"usa|use|deixa|deixe|volta|volte|p[oõ]e|coloca|coloque|tira|tire|muda|mude|troca|troque|faz|fa[çc]a|manda|para|pare|pode|podem|s[oó]|tamb[eé]m"
+                     r"|agora|aqui|a[ií]|l[aá]|assim|isso|isto|esse|essa|era|foi|tem|t[aá]|est[aá]|[eé]|precisa|vai|n[aã]o|nunca|ainda|j[aá]|mas|ent[aã]o|eu|a gente|n[oó]s"
+                     r"|depois|antes|com|sem|pra|para|por|pelo|pela|no|na|nos|nas|em|de|do|da|dos|das|quando|se|porque|que|olha|calma|espera|pera|branch|apaga|remove|corrige|arruma|desfaz|reverte|restaura")
+_ANSWER_STATE_PT = (r"^[^\S\n]*(?:n[aã]o+|nope)[\s,.;:]++" + _not_aimed_pt() + _NO_DEMAND_PT
+                    # the subject: named by a determiner, or a bare noun ("Não, legenda pra surdos usa cor ..."), never an
+                    # imperative, an adverb or a preposition in its place (round 7: no-answer)
+                    + r"(?:(?:at[eé] onde (?:eu )?sei|que eu saiba|pelo que (?:eu )?sei|acho que),?[^\S\n]++)?"
+                    r"(?:(?:o|a|os|as|esse|essa|esses|essas|nosso|nossa|nossos|nossas|cada) |(?!(?:" + _NOT_A_SUBJECT_PT + r")\b))"
                     r"(?!(?:certo|certa|certos|certas|correto|correta|corretos|corretas|ideal|melhor|problema|erro|jeito|nome|valor|padr[aã]o)\b)"
-                    r"[\w.-]+(?: [\w.-]+){0,3}[^\S\n]++(?:(?:n[aã]o|s[oó]|sempre|tamb[eé]m|ainda)[^\S\n]++)?"
+                    r"[\w.-]+(?: [\w.-]+){0,4}?(?: que (?:n[aã]o )?[\w.-]+(?: [\w.-]+){0,3}?)?[^\S\n]++(?:(?:n[aã]o|s[oó]|sempre|tamb[eé]m|ainda)[^\S\n]++)?"
                     r"(?:(?:[eé]|s[aã]o) (?!(?:o|a|os|as|esse|essa|este|esta|isso|assim)\b)"
-                    r"|(?:trabalha|trabalham|opera|operam|atende|atendem|abre|abrem|funciona|funcionam|suporta|suportam|recebe|recebem|envia|enviam|guarda|guardam|devolve|devolvem)\b)")
+                    r"|(?:trabalha|trabalham|opera|operam|atende|atendem|abre|abrem|funciona|funcionam|suporta|suportam|recebe|recebem|envia|enviam|guarda|guardam|devolve|devolvem"
+                    # round 7: more verbs of how the user's world works ("a pulseira tem ...", "a lei permite ...", "o catálogo tá no Shopify")
+                    r"|tem|t[eê]m|usa|usam|manda|mandam|permite|permitem|cobra|cobram|paga|pagam|fecha|fecham|aceita|aceitam|registra|registram|calcula|calculam|mede|medem|l[eê]|leem|gera|geram|depende|dependem"
+                    r"|(?:t[aá]|est[aá]|est[aã]o|fica|ficam|mora|moram) (?:em|no|na|nos|nas|num|numa)|vem|v[eê]m|chega|chegam|roda|rodam)\b)")
 # "não, o bidder roda em Kubernetes, não em Lambda": where the user's system runs or what it arrives in, set against
 # another place (round 6: no-answer; "é X, não Y" is left to the model)
-_ANSWER_WHERE_PT = (r"^[^\S\n]*n[aã]o+[\s,.;:]++" + _not_aimed_pt(contrast=True) + _NO_DEMAND_PT
+_ANSWER_WHERE_PT = (r"^[^\S\n]*(?:n[aã]o+|nope)[\s,.;:]++" + _not_aimed_pt(contrast=True) + _NO_DEMAND_PT
                     + r"(?:o|a|os|as|esse|essa|esses|essas|nosso|nossa|nossos|nossas) [\w.-]+(?: [\w.-]+){0,3}[^\S\n]++"
                     r"(?:roda|rodam|chega|chegam|vem|v[eê]m|fica|ficam|mora|moram|vive|vivem|est[aá]|est[aã]o|sai|saem|vai|v[aã]o)"
                     r" (?:em|no|na|nos|nas|num|numa|pelo|pela|por|via) [^,.;\n]{1,40}?,[^\S\n]*+n[aã]o (?:em|no|na|nos|nas|num|numa|pelo|pela|por|via)\b")
@@ -169,18 +183,37 @@ _LEADING_NO_PT = r"\A[^\S\n]*+(?:n[aã]o+|nope)[\s,.!;:]"
 _REPORTED_PT = _NO_AGENT_PT + r"(?s:.)*?\b(?:cliente|colega|fornecedor|fabricante|doc|docs|documenta[çc][aã]o|manual|suporte|chefe|pessoal|gerente|jur[ií]dico|t[eé]cnic[oa]|engenheir[oa]|operador[a]?|auditor[a]?|advogad[oa]|contador[a]?|contabilidade|banco|transportadora)\b[^.?!\n]{0,30}?\b(?:diz|disse|dizem|falou|falaram|afirma|jura|insiste|garante)\b"
 # "Não, essa versão a gente não usa em lugar nenhum, pode tirar": leave to remove it answers the agent
 _NO_LEAVE_PT = r"\A[^\S\n]*+(?:n[aã]o+|nope)[\s,.!;:\u2014\u2013-]++(?:[^.?!\n]|\.(?=\S)){0,100}?,[^\S\n]*+(?:pode|podem|d[aá] pra) (?:tirar|apagar|remover|sair|jogar fora|deletar|seguir|continuar)\b"
+# Praise, then the next request in a new sentence ("Beleza, tudo verde. Passa agora pra exportação ..., mas só as do
+# último ano", "Massa, valeu. Agora, pra próxima parte, preciso ..."): its "mas"/"agora," qualifies the new work, in a
+# prompt that names nothing the agent did wrong (round 7: praise)
+_PRAISE_NEXT_PT = (r"\A(?!(?s:.){0,400}?\b(?:voc[eê]|vc|seus?|suas?|teus?|tuas?|errad\w*|quebr\w*|sumiu|faltou|esqueceu|tirou|mudou|trocou|apagou"
+                   r"|volta|desfaz|refaz|corrige|de novo|outra vez)\b)[^.!?\n]{0,60}[.!][^\S\n]++(?:agora[,:]?[^\S\n]++)?"
+                   r"(?:(?:pra|para) (?:a |o )?(?:pr[oó]xim[oa]|seguinte) [\w-]+,[^\S\n]*+)?"
+                   r"(?:passa|vamos|bora|segue|faz|fa[çc]a|adiciona|cria|escreve|monta|gera|implementa|preciso|quero|me (?:faz|passa|manda|mostra))\b")
+# A preference or a doubt about work still to come ("Preferia que o relatório saísse em PDF. Faz com reportlab", "Não
+# seria melhor usar um enum? É pro desenho que a gente vai fazer"), in a prompt that names nothing the agent did
+# (round 7: upfront-constraint, question)
+_NO_AGENT_PAST_PT = (r"\A(?!(?s:.){0,600}?(?:\b(?:seus?|suas?|teus?|tuas?|tivesse|tivesses|houvesse|ficou|mudou|colocou|tirou|fez|apagou|errad\w*"
+                     r"|refaz|volta|desfaz|de novo|outra vez|j[aá] (?:disse|falei|pedi))\b|\b(?:voc[eê]|vc) (?!vai\b|for\b)\w+(?:ou|eu|iu|[oô]s)\b))")
+_FOR_NEW_WORK_PT = (_NO_AGENT_PAST_PT + r"(?s:.){0,300}?(?:(?:[.!;:?][^\S\n]++|\n|,[^\S\n]*+(?=ent[aã]o|a[ií]|da[ií]))(?:(?:ent[aã]o|a[ií]|da[ií]|agora)[,]?[^\S\n]++)?(?:(?:por enquanto|por ora|de momento|agora)[,]?[^\S\n]++)?(?:escreve|escreva|cria|crie|faz|fa[çc]a|gera|gere|implementa"
+                    r"|monta|monte|desenvolve|desenvolva|prepara|prepare|desenha|desenhe|programa|configura|adiciona)\b"
+                    r"|\b(?:a gente vai|vamos|(?:voc[eê]|vc) vai|vou) (?:fazer|montar|escrever|criar|desenhar|implementar|come[çc]ar|programar|desenvolver)\b"
+                    r"|\bantes de (?:come[çc]ar|come[çc]armos|iniciar)\b)")
 UNLESS: dict[str, str] = {"pt.general-3": _UPFRONT_PT + "|" + _NO_LEAVE_PT + "|" + _ANSWER_SETUP_START_PT, "pt.judged": _DISCUSSING_PT, "pt.house": _UPFRONT_RULE_PT + "|" + _SETUP_ANSWER_PT,
                           "pt.rule-idiom": _UPFRONT_RULE_PT, "pt.rule-verb": _UPFRONT_RULE_PT + "|" + _ANSWER_SETUP_START_PT + "|" + _NO_LEAVE_PT, "pt.fact-stem": _THIRD_PARTY_PT + r"|\A" + _ANSWER_WHERE_PT[1:] + "|" + _LATER_WORK_PT,
                           "pt.fact-more": _THIRD_PARTY_PT, "pt.whence": _THIRD_PARTY_PT,
                           "pt.house-we": _UPFRONT_RULE_PT + "|" + _SETUP_ANSWER_PT, "pt.general-rule": _UPFRONT_RULE_PT,
-                          "pt.wrong": _OTHERS_PT, "pt.factual": _OTHERS_WRONG_PT + "|" + _LATER_WORK_PT,
+                          "pt.wrong": _OTHERS_PT, "pt.factual": _OTHERS_WRONG_PT + "|" + _LATER_WORK_PT + r"|\A" + _ANSWER_STATE_PT[1:],
                           "pt.fact-contrast": _LEADING_NO_PT + "|" + _REPORTED_PT + "|" + _UPFRONT_RULE_PT + "|" + _OTHERS_WRONG_PT + "|" + _OTHERS_PT,
-                          "pt.reproach-4": _THIRD_PARTY_PT, "pt.hedged-5": _UPFRONT_RULE_PT,
+                          "pt.reproach-4": _THIRD_PARTY_PT, "pt.hedged-5": _UPFRONT_RULE_PT, "pt.praise-but": _PRAISE_NEXT_PT,
+                          "pt.hedged": _FOR_NEW_WORK_PT, "pt.hedged-2": _FOR_NEW_WORK_PT,
                           "pt.you-did-2": _OWN_PROBLEM_PT + "|" + _OTHERS_PT, "pt.house-yours": _NEW_WORK_PT, "pt.general-5": _OTHERS_WRONG_PT, "pt.still": _SCHEDULE_PT}
 # "No, it can go", "No, not urgent": an answer to the agent's question, not a correction (issue 13).
 # "tem algum motivo pra usar X em vez de Y?": a question about a choice, unless it is aimed at the agent.
 # "dito isso, cria a tabela ...": the context is over and a request for new work follows, nothing is reproached (round 6)
-UNLESS_AT: dict[str, str] = {"pt.reproach-more2": r"dito isso[\s,:]++(?:agora |ent[aã]o )?(?:escreve|escreva|cria|crie|faz|fa[çc]a|gera|gere|implementa|implemente"
+# "Continua, segue com o resto": go on with the rest of the work, not "follow the rest of the code" (round 7: no-answer)
+UNLESS_AT: dict[str, str] = {"pt.house": r"(?:segue|siga) com o resto\b(?! d[oa]s? (?:c[oó]digo|repo|projeto|m[oó]dulos?|arquivos?|time|estilo|testes?|servi[çc]os?)\b)",
+                             "pt.reproach-more2": r"dito isso[\s,:]++(?:agora |ent[aã]o )?(?:escreve|escreva|cria|crie|faz|fa[çc]a|gera|gere|implementa|implemente"
                                                   r"|adiciona|adicione|monta|monte|configura|configure|prepara|prepare|desenha|desenhe)\b",
                              "pt.more": r"tem algum (?:motivo|porqu[eê]) (?:para|pra|de) (?:n[aã]o\b|(?!ter\b)[a-zà-ú]+[aei]r\b"
                                         r"(?![^.?!\n]{0,80}?\b(?:voc[eê]|vc|seu|sua)\b)[^.?!\n]{0,80}?\?)",
@@ -215,6 +248,7 @@ REST = (
         ('em vez d', 'nao usa ', 'não usa ', 'troca a ', 'troca o ', 'ao inves d', 'ao invés d', 'no lugar d', 'deveria ser', 'precisa ser', 'tem que ser', 'troca essa ', 'troca esse '),
     ),
     (  # pt.house
+        ('nos', 'nós', 'so ', 'só ', 'aqui', 'nesse ', 'neste ', 'a gente', 'apenas ', 'ja esta', 'ja está', 'já esta', 'já está', 'no time', 'o resto', 'a regra ', 'nada vai', 'o estilo', 'o padrao', 'o padrão', 'somente ', 'existente', 'ja existe', 'já existe', 'nada sobe', 'os outros', 'nada entra', 'nada passa', 'a convencao', 'a convencão', 'a convençao', 'a convenção'),
     ),
     (  # pt.factual
         ('sumiu', 'a real ', 'o real ', 'a certa ', 'a certo ', 'agora e ', 'agora é ', 'nao tem ', 'não tem ', 'o certa ', 'o certo ', 'se chama ', 'a correta ', 'a correto ', 'ja vem com', 'já vem com', 'nao existe', 'não existe', 'o correta ', 'o correto ', 'se chamam ', 'desapareceu', 'foi removida', 'foi removido', 'a verdadeira ', 'a verdadeiro ', 'foi renomeada', 'foi renomeado', 'o verdadeira ', 'o verdadeiro ', 'esta deprecada', 'esta deprecado', 'está deprecada', 'está deprecado', 'foi depreciada', 'foi depreciado', 'esta depreciada', 'esta depreciado', 'está depreciada', 'está depreciado', 'foi substituida', 'foi substituido', 'foi substituída', 'foi substituído', 'foi descontinuada', 'foi descontinuado'),
@@ -255,6 +289,7 @@ REST = (
     (  # pt.general-rule
     ),
     (  # pt.general-fact
+        ('nao e ', 'nao é ', 'não e ', 'não é ', 'antes da seu ', 'antes da sua ', 'antes da teu ', 'antes da tua ', 'antes do seu ', 'antes do sua ', 'antes do teu ', 'antes do tua ', 'vc ta pensando', 'vc tá pensando', 'vc esta pensando', 'vc está pensando', 'voce ta pensando', 'voce tá pensando', 'você ta pensando', 'você tá pensando', 'voce esta pensando', 'voce está pensando', 'você esta pensando', 'você está pensando', 'o que aconteceu com'),
     ),
     (  # pt.general-hedged
     ),

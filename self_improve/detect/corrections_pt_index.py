@@ -63,7 +63,7 @@ NAMES = (
 )
 FIRST = (
     ('nao', 'não', 'nope', 'nada disso'),  # pt.no
-    ('bate', 'serve', 'e isso', 'errada', 'errado', 'nao e ', 'nao é ', 'não e ', 'não é ', 'é isso', 'e assim', 'é assim', 'esta bom', 'está bom', 'funciona', 'esta cert', 'está cert', 'incorreta', 'incorreto', 'equivocada', 'equivocado', 'e bem assim', 'esta corret', 'está corret', 'faz sentido', 'é bem assim', 'desse jeito n', 'deste jeito n', 'faz nenhum sentido'),  # pt.wrong
+    ('bate', 'serve', 'e isso', 'errada', 'errado', 'é isso', 'e assim', 'é assim', 'esta bom', 'está bom', 'funciona', 'esta cert', 'está cert', 'incorreta', 'incorreto', 'equivocada', 'equivocado', 'e bem assim', 'esta corret', 'está corret', 'faz sentido', 'é bem assim', 'desse jeito n', 'deste jeito n', 'faz nenhum sentido'),  # pt.wrong
     ('errada', 'errado', 'tu errou', 'vc errou', 'vc esta ', 'vc está ', 'se enganou', 'tu enganou', 'vc enganou', 'voce errou', 'voce esta ', 'voce está ', 'você errou', 'você esta ', 'você está ', 'tu se errou', 'vc se errou', 'tu confundiu', 'tu equivocou', 'vc confundiu', 'vc equivocou', 'voce enganou', 'você enganou', 'voce se errou', 'você se errou', 'voce confundiu', 'voce equivocou', 'você confundiu', 'você equivocou', 'tu se confundiu', 'tu se equivocou', 'vc se confundiu', 'vc se equivocou', 'voce se confundiu', 'voce se equivocou', 'você se confundiu', 'você se equivocou'),  # pt.you-erred
     ('zoou', 'ainda', 'pulou', 'velha', 'velho', 'antiga', 'antigo', 'apagou', 'desfez', 'errada', 'errado', 'de novo', 'deletou', 'ignorou', 'nao leu', 'não leu', 'quebrou', 'removeu', 'baguncou', 'bagunçou', 'comentou', 'duplicou', 'esqueceu', 'estragou', 'inventou', 'reverteu', 'desativou', 'nao olhou', 'nao rodou', 'não olhou', 'não rodou', 'sem pedir', 'sumiu com', 'nao testou', 'não testou', 'por engano', 'sem avisar', 'nao compilou', 'nao conferiu', 'nao executou', 'não compilou', 'não conferiu', 'não executou', 'sobrescreveu', 'nao atualizou', 'nao verificou', 'não atualizou', 'não verificou', 'sem perguntar', 'que eu nao pedi', 'que eu não pedi'),  # pt.you-did
     ('nos j', 'nós j', 'pela ', 'repito', 'de novo', 'ja pedi', 'já pedi', 'ja disse', 'ja falei', 'já disse', 'já falei', 'a gente j', 'como pedi', 'ja avisei', 'já avisei', 'outra vez', 'repetindo', 'como disse', 'como dizia', 'como falei', 'ja te pedi', 'já te pedi', 'como falava', 'ja comentei', 'ja lhe pedi', 'ja te disse', 'ja te falei', 'já comentei', 'já lhe pedi', 'já te disse', 'já te falei', 'vou repetir', 'como eu pedi', 'como te pedi', 'ja expliquei', 'ja lhe disse', 'ja lhe falei', 'ja mencionei', 'ja te avisei', 'já expliquei', 'já lhe disse', 'já lhe falei', 'já mencionei', 'já te avisei', 'mais uma vez', 'como comentei', 'como eu disse', 'como eu dizia', 'como eu falei', 'como ja dizia', 'como já dizia', 'como te disse', 'como te dizia', 'como te falei', 'ja lhe avisei', 'ja tinha dito', 'já lhe avisei', 'já tinha dito', 'como eu falava', 'como expliquei', 'como ja falava', 'como já falava', 'como mencionei', 'como te falava', 'ja te comentei', 'já te comentei', 'como eu te pedi', 'como tinha dito', 'ja lhe comentei', 'ja te expliquei', 'ja te mencionei', 'ja tinha falado', 'já lhe comentei', 'já te expliquei', 'já te mencionei', 'já tinha falado', 'como eu comentei', 'como eu ja dizia', 'como eu já dizia', 'como eu te disse', 'como eu te dizia', 'como eu te falei', 'como ja te dizia', 'como já te dizia', 'como te comentei', 'ja lhe expliquei', 'ja lhe mencionei', 'ja te tinha dito', 'já lhe expliquei', 'já lhe mencionei', 'já te tinha dito', 'como eu expliquei', 'como eu ja falava', 'como eu já falava', 'como eu mencionei', 'como eu te falava', 'como ja te falava', 'como já te falava', 'como te expliquei', 'como te mencionei', 'como tinha falado', 'ja lhe tinha dito', 'já lhe tinha dito', 'como eu tinha dito', 'como te tinha dito', 'ja te tinha falado', 'já te tinha falado', 'como eu ja te dizia', 'como eu já te dizia', 'como eu te comentei', 'ja lhe tinha falado', 'já lhe tinha falado', 'como eu ja te falava', 'como eu já te falava', 'como eu te expliquei', 'como eu te mencionei', 'como eu tinha falado', 'como te tinha falado', 'como eu te tinha dito', 'como eu te tinha falado'),  # pt.restate
@@ -72,7 +72,7 @@ FIRST = (
     ('poe', 'põe', 'bota', 'deixa', 'deixe', 'volta', 'volte', 'coloca', 'desfaz', 'coloque', 'desfaca', 'desfaça', 'reverta', 'reverte', 'restaura', 'restaure', 'tira o que '),  # pt.undo
     ('chega de', 'para de ', 'pare de ', 'parar de ', 'nunca mais', 'nao faz mais', 'não faz mais', 'nao faca mais', 'nao faça mais', 'nao mexa mais', 'nao mexe mais', 'não faca mais', 'não faça mais', 'não mexa mais', 'não mexe mais', 'nao coloca mais', 'não coloca mais', 'nao coloque mais', 'não coloque mais', 'nao adiciona mais', 'nao adicione mais', 'não adiciona mais', 'não adicione mais'),  # pt.stop
     (', usa', 'troca ', 'em vez da', 'em vez de', 'em vez do', 'ao inves da', 'ao inves de', 'ao inves do', 'ao invés da', 'ao invés de', 'ao invés do', 'deveria ser', 'no lugar da', 'no lugar de', 'no lugar do', 'precisa ser', 'tem que ser'),  # pt.instead
-    ('nos', 'nós', 'so ', 'só ', 'aqui', 'nesse ', 'neste ', 'a gente', 'apenas ', 'ja esta', 'ja está', 'já esta', 'já está', 'no time', 'o resto', 'a regra ', 'nada vai', 'o estilo', 'o padrao', 'o padrão', 'somente ', 'existente', 'ja existe', 'já existe', 'nada sobe', 'os outros', 'nada entra', 'nada passa', 'a convencao', 'a convencão', 'a convençao', 'a convenção'),  # pt.house
+    ('nos', 'nós', 'so ', 'só ', 'aqui', 'siga', 'copia', 'imita', 'segue', 'mantem', 'mantém', 'nesse ', 'neste ', 'a gente', 'apenas ', 'no time', 'a regra ', 'mantenha', 'nada vai', 'respeita', 'respeite', 'somente ', 'nada sobe', 'nada entra', 'nada passa', 'a convencao ', 'a convencão ', 'a convençao ', 'a convenção '),  # pt.house
     ('real', 'certa', 'certo', 'sumiu', 'correta', 'correto', 'agora e ', 'agora é ', 'nao tem ', 'não tem ', 'se chama', 'ja vem com', 'já vem com', 'nao existe', 'não existe', 'verdadeira', 'verdadeiro', 'desapareceu', 'foi removida', 'foi removido', 'foi renomeada', 'foi renomeado', 'esta deprecada', 'esta deprecado', 'está deprecada', 'está deprecado', 'foi depreciada', 'foi depreciado', 'esta depreciada', 'esta depreciado', 'está depreciada', 'está depreciado', 'foi substituida', 'foi substituido', 'foi substituída', 'foi substituído', 'foi descontinuada', 'foi descontinuado'),  # pt.factual
     ('mas', 'porem', 'porém', 'so que', 'só que', 'contudo', 'uma coisa', 'entretanto', 'um detalhe', 'nao e o nosso', 'nao é o nosso', 'não e o nosso', 'não é o nosso'),  # pt.after-praise
     ('quase', 'melhor n', 'prefiro ', 'nao muito', 'não muito', 'preferia ', 'acho que n', 'acho que v', 'nao sei se', 'nao tenho ', 'não sei se', 'não tenho ', 'me parece que', 'nao exatamente', 'nao me parece ', 'não exatamente', 'não me parece '),  # pt.hedged
@@ -89,7 +89,7 @@ FIRST = (
     ('nao tenho ', 'não tenho '),  # pt.not-sure-right
     ('tirou', 'dropou', 'removeu', 'tiraram', 'nao pode', 'não pode', 'pe atras', 'pe atrás', 'pé atras', 'pé atrás', ' espalhad', 'quem quis', 'removeram', 'nao da pra', 'nao dá pra', 'não da pra', 'não dá pra', 'quem pediu', 'isso nao da', 'isso nao dá', 'isso não da', 'isso não dá', 'nao da para', 'nao dá para', 'não da para', 'não dá para', 'quem mandou', 'eu disse que', 'eu falei que', 'o que eu disse', 'o que eu falei', 'eu ja disse que', 'eu ja falei que', 'eu já disse que', 'eu já falei que', 'nao e aceitavel', 'nao e aceitável', 'nao me convence', 'nao é aceitavel', 'nao é aceitável', 'não e aceitavel', 'não e aceitável', 'não me convence', 'não é aceitavel', 'não é aceitável', 'tem algum motivo', 'tem algum porque', 'tem algum porquê', 'nenhum pacote novo', 'o contrario do que', 'o contrário do que', 'nenhum pacote npm novo'),  # pt.more
     (' pode', 'jamais', 'nada sai', 'nada vai', 'nada sobe', 'nada entra', 'nada passa', 'nossa regra', 'vou repetir', 'so uma coisa', 'só uma coisa', 'quantas vezes', 'regra da casa', 'em vez de mudar', 'lembrando o que', 'nossa convencao', 'nossa convenção', 'o único problema', 'conforme combinado', 'em vez de corrigir', 'em vez de consertar'),  # pt.general-rule
-    ('nao e ', 'nao é ', 'não e ', 'não é ', 'antes da seu ', 'antes da sua ', 'antes da teu ', 'antes da tua ', 'antes do seu ', 'antes do sua ', 'antes do teu ', 'antes do tua ', 'vc ta pensando', 'vc tá pensando', 'vc esta pensando', 'vc está pensando', 'voce ta pensando', 'voce tá pensando', 'você ta pensando', 'você tá pensando', 'voce esta pensando', 'voce está pensando', 'você esta pensando', 'você está pensando', 'o que aconteceu com'),  # pt.general-fact
+    ('flag', 'opcao', 'opção', 'funcao', 'função', 'metodo', 'método', 'comando', 'argumento', 'parametro', 'parâmetro', 'vc ta pensando', 'vc tá pensando', 'vc esta pensando', 'vc está pensando', 'voce ta pensando', 'voce tá pensando', 'você ta pensando', 'você tá pensando', 'antes da seu patch', 'antes da sua patch', 'antes da teu patch', 'antes da tua patch', 'antes do seu patch', 'antes do sua patch', 'antes do teu patch', 'antes do tua patch', 'voce esta pensando', 'voce está pensando', 'você esta pensando', 'você está pensando', 'antes da seu commit', 'antes da sua commit', 'antes da teu commit', 'antes da tua commit', 'antes do seu commit', 'antes do sua commit', 'antes do teu commit', 'antes do tua commit', 'o que aconteceu com', 'antes da seu mudanca', 'antes da seu mudança', 'antes da sua mudanca', 'antes da sua mudança', 'antes da teu mudanca', 'antes da teu mudança', 'antes da tua mudanca', 'antes da tua mudança', 'antes do seu mudanca', 'antes do seu mudança', 'antes do sua mudanca', 'antes do sua mudança', 'antes do teu mudanca', 'antes do teu mudança', 'antes do tua mudanca', 'antes do tua mudança', 'antes da seu refactor', 'antes da sua refactor', 'antes da teu refactor', 'antes da tua refactor', 'antes do seu refactor', 'antes do sua refactor', 'antes do teu refactor', 'antes do tua refactor', 'antes da seu alteração', 'antes da sua alteração', 'antes da teu alteração', 'antes da tua alteração', 'antes do seu alteração', 'antes do sua alteração', 'antes do teu alteração', 'antes do tua alteração', 'antes da seu refatoração', 'antes da sua refatoração', 'antes da teu refatoração', 'antes da tua refatoração', 'antes do seu refatoração', 'antes do sua refatoração', 'antes do teu refatoração', 'antes do tua refatoração'),  # pt.general-fact
     ('errado', 'vc expôs', 'voce expôs', 'você expôs', 'nao fui clara', 'nao fui claro', 'não fui clara', 'não fui claro', 'nao me convence', 'não me convence', 'nao ta bem certo', 'nao tá bem certo', 'não ta bem certo', 'não tá bem certo', 'ainda nao ta certo', 'ainda nao tá certo', 'ainda não ta certo', 'ainda não tá certo', 'nao ta muito certo', 'nao tá muito certo', 'não ta muito certo', 'não tá muito certo', 'nao tenha sido clara', 'nao tenha sido claro', 'não tenha sido clara', 'não tenha sido claro', 'nao ta totalmente certo', 'nao tá totalmente certo', 'não ta totalmente certo', 'não tá totalmente certo', 'nao foi isso que eu quis dizer', 'não foi isso que eu quis dizer'),  # pt.general-hedged
     ('botou', 'criou', 'gerou', 'colocou', 'escolheu', 'escreveu', 'adicionou'),  # pt.your-artefact
     (', nao ', ', não ', 'removeu o', 'nao deveria', 'não deveria', 'ta obsoleta ', 'ta obsoleto ', 'tá obsoleta ', 'tá obsoleto ', 'nao e bem o que', 'nao é bem o que', 'não e bem o que', 'não é bem o que', 'nao e bem isso que', 'nao é bem isso que', 'não e bem isso que', 'não é bem isso que', 'e ignorada por padrao', 'e ignorada por padrão', 'e ignorado por padrao', 'e ignorado por padrão', 'é ignorada por padrao', 'é ignorada por padrão', 'é ignorado por padrao', 'é ignorado por padrão', 'nao e exatamente o que', 'nao é exatamente o que', 'não e exatamente o que', 'não é exatamente o que', 'nao e exatamente isso que', 'nao é exatamente isso que', 'não e exatamente isso que', 'não é exatamente isso que'),  # pt.fact-more
@@ -103,9 +103,9 @@ FIRST = (
     ('mas', 'porem', 'porém', 'agora,', 'so que', 'só que', 'contudo', 'todavia', 'fora isso', 'so faltou', 'só faltou', 'entretanto', 'no entanto', 'um detalhe', 'o problema e', 'o problema é', 'so uma coisa', 'só uma coisa', 'tirando isso', 'uma ressalva', 'o unico problema', 'o único problema'),  # pt.praise-but
     ('pedi ', 'disse ', 'falei ', 'avisei ', 'nos ja ', 'nos já ', 'nós ja ', 'nós já ', 'reforco', 'reforço', 'escrevi ', 'comentei ', 'eu tinha ', 'ja tinha ', 'já tinha ', 'lembrando', 'lembre-se', 'te tinha ', 'expliquei ', 'lembra que', 'lembre que', 'lhe tinha ', 'mencionei ', 'reforcando', 'reforçando', 'a gente ja ', 'a gente já ', 'o combinado', 'o que foi combinado'),  # pt.restate-stem
     ('eu n', 'basta', 'devia', 'seria', ' demais', 'deveria', 'era pra', 'receio ', 'corrija-me', 'me corrige', 'me corrija', 'me corrije', 'sera que n', 'será que n', 'talvez eu ', 'nao sei se ', 'não sei se ', 'tenho medo ', 'posso estar ', 'nao quero ser ', 'não quero ser ', 'sem querer ser '),  # pt.hedged-stem
-    ('cade', 'cadê', 'e cad', 'porqu', 'ainda ', 'por qu', 'pra qu', 'mas cad', 'de novo ', 'continua ', 'entao cad', 'então cad', 'alguma vez', 'novamente ', 'outra vez ', 'baseado em qu', 'com base em qu', 'uma vez sequer', 'em algum momento', 'pelo menos uma vez'),  # pt.reproach-stem
+    ('cade', 'cadê', 'ainda', 'e cad', 'porqu', 'por qu', 'pra qu', 'de novo', 'mas cad', 'continua', 'entao cad', 'então cad', 'novamente', 'outra vez', 'alguma vez', 'baseado em qu', 'com base em qu', 'uma vez sequer', 'em algum momento', 'pelo menos uma vez'),  # pt.reproach-stem
     ('da onde ', 'de onde '),  # pt.whence
-    ('aste', 'este', 'iste', 'ningu', 'pedi ', 'nao e ', 'nao é ', 'não e ', 'não é ', 'so pedi', 'só pedi', 'nao era ', 'nao foi ', 'nao pedi', 'não era ', 'não foi ', 'não pedi', 'so te pedi', 'só te pedi', 'nao te pedi', 'não te pedi'),  # pt.you-stem
+    ('aste', 'este', 'iste', 'ningu', 'pedi ', 'so pedi', 'só pedi', 'nao pedi', 'não pedi', 'nao e isso', 'nao e isto', 'nao é isso', 'nao é isto', 'não e isso', 'não e isto', 'não é isso', 'não é isto', 'so te pedi', 'só te pedi', 'nao e dessa', 'nao e desse', 'nao e disso', 'nao te pedi', 'nao é dessa', 'nao é desse', 'nao é disso', 'não e dessa', 'não e desse', 'não e disso', 'não te pedi', 'não é dessa', 'não é desse', 'não é disso', 'nao era isso', 'nao era isto', 'nao foi isso', 'nao foi isto', 'não era isso', 'não era isto', 'não foi isso', 'não foi isto', 'nao era dessa', 'nao era desse', 'nao era disso', 'nao foi dessa', 'nao foi desse', 'nao foi disso', 'não era dessa', 'não era desse', 'não era disso', 'não foi dessa', 'não foi desse', 'não foi disso', 'nao e bem isso', 'nao e bem isto', 'nao é bem isso', 'nao é bem isto', 'não e bem isso', 'não e bem isto', 'não é bem isso', 'não é bem isto', 'nao e bem dessa', 'nao e bem desse', 'nao e bem disso', 'nao é bem dessa', 'nao é bem desse', 'nao é bem disso', 'não e bem dessa', 'não e bem desse', 'não e bem disso', 'não é bem dessa', 'não é bem desse', 'não é bem disso', 'nao era bem isso', 'nao era bem isto', 'nao foi bem isso', 'nao foi bem isto', 'não era bem isso', 'não era bem isto', 'não foi bem isso', 'não foi bem isto', 'nao era bem dessa', 'nao era bem desse', 'nao era bem disso', 'nao foi bem dessa', 'nao foi bem desse', 'nao foi bem disso', 'não era bem dessa', 'não era bem desse', 'não era bem disso', 'não foi bem dessa', 'não foi bem desse', 'não foi bem disso'),  # pt.you-stem
     ('nao ', 'não '),  # pt.fact-contrast
     ('porque ', 'porquê ', 'por que ', 'por quê ', 'vc leu a ', 'vc leu o ', 'vc viu a ', 'vc viu o ', 'vc abriu a ', 'vc abriu o ', 'vc olhou a ', 'vc olhou o ', 'voce leu a ', 'voce leu o ', 'voce viu a ', 'voce viu o ', 'você leu a ', 'você leu o ', 'você viu a ', 'você viu o ', 'saiu de onde', 'veio de onde', 'voce abriu a ', 'voce abriu o ', 'voce olhou a ', 'voce olhou o ', 'você abriu a ', 'você abriu o ', 'você olhou a ', 'você olhou o ', 'surgiu de onde', 'apareceu de onde', 'vc sequer leu a ', 'vc sequer leu o ', 'vc sequer viu a ', 'vc sequer viu o ', 'vc ao menos leu a ', 'vc ao menos leu o ', 'vc ao menos viu a ', 'vc ao menos viu o ', 'vc chegou a leu a ', 'vc chegou a leu o ', 'vc chegou a viu a ', 'vc chegou a viu o ', 'vc sequer abriu a ', 'vc sequer abriu o ', 'vc sequer olhou a ', 'vc sequer olhou o ', 'voce sequer leu a ', 'voce sequer leu o ', 'voce sequer viu a ', 'voce sequer viu o ', 'você sequer leu a ', 'você sequer leu o ', 'você sequer viu a ', 'você sequer viu o ', 'en que momento pedi', 'en que momento disse', 'en que momento falei', 'vc ao menos abriu a ', 'vc ao menos abriu o ', 'vc ao menos olhou a ', 'vc ao menos olhou o ', 'vc chegou a abriu a ', 'vc chegou a abriu o ', 'vc chegou a olhou a ', 'vc chegou a olhou o ', 'vc pelo menos leu a ', 'vc pelo menos leu o ', 'vc pelo menos viu a ', 'vc pelo menos viu o ', 'voce ao menos leu a ', 'voce ao menos leu o ', 'voce ao menos viu a ', 'voce ao menos viu o ', 'voce chegou a leu a ', 'voce chegou a leu o ', 'voce chegou a viu a ', 'voce chegou a viu o ', 'voce sequer abriu a ', 'voce sequer abriu o ', 'voce sequer olhou a ', 'voce sequer olhou o ', 'você ao menos leu a ', 'você ao menos leu o ', 'você ao menos viu a ', 'você ao menos viu o ', 'você chegou a leu a ', 'você chegou a leu o ', 'você chegou a viu a ', 'você chegou a viu o ', 'você sequer abriu a ', 'você sequer abriu o ', 'você sequer olhou a ', 'você sequer olhou o ', 'en que momento eu pedi', 'vc pelo menos abriu a ', 'vc pelo menos abriu o ', 'vc pelo menos olhou a ', 'vc pelo menos olhou o ', 'voce ao menos abriu a ', 'voce ao menos abriu o ', 'voce ao menos olhou a ', 'voce ao menos olhou o ', 'voce chegou a abriu a ', 'voce chegou a abriu o ', 'voce chegou a olhou a ', 'voce chegou a olhou o ', 'voce pelo menos leu a ', 'voce pelo menos leu o ', 'voce pelo menos viu a ', 'voce pelo menos viu o ', 'você ao menos abriu a ', 'você ao menos abriu o ', 'você ao menos olhou a ', 'você ao menos olhou o ', 'você chegou a abriu a ', 'você chegou a abriu o ', 'você chegou a olhou a ', 'você chegou a olhou o ', 'você pelo menos leu a ', 'você pelo menos leu o ', 'você pelo menos viu a ', 'você pelo menos viu o ', 'en que momento eu disse', 'en que momento eu falei', 'voce pelo menos abriu a ', 'voce pelo menos abriu o ', 'voce pelo menos olhou a ', 'voce pelo menos olhou o ', 'você pelo menos abriu a ', 'você pelo menos abriu o ', 'você pelo menos olhou a ', 'você pelo menos olhou o ', 'en que momento combinamos', 'en que momento eu combinamos'),  # pt.reproach-4
     ('me da a ', 'me dá a ', 'tenho a ', 'acho que ', 'talvez eu tenha errad', 'talvez eu esteja errad', 'talvez eu tenha enganad', 'talvez eu tenha viajand', 'talvez eu esteja enganad', 'talvez eu esteja viajand', 'talvez eu tenha confundi', 'talvez eu esteja confundi'),  # pt.hedged-5
@@ -153,6 +153,7 @@ BY_GRAM = {
     'apa': (3, 45, 47),
     'ape': (10, 37),
     'aqu': (10, 31, 35),
+    'arg': (27,),
     'as ': (48,),
     'ast': (43,),
     'avi': (39,),
@@ -169,8 +170,9 @@ BY_GRAM = {
     'che': (6, 8),
     'ci ': (35,),
     'col': (7, 29),
-    'com': (3, 4, 20, 39, 41),
+    'com': (3, 4, 20, 27, 39, 41),
     'con': (12, 15, 26, 35, 38, 41),
+    'cop': (10,),
     'cor': (11, 40),
     'cri': (29, 35),
     'cá ': (35,),
@@ -206,27 +208,28 @@ BY_GRAM = {
     'ess': (37,),
     'est': (1, 3, 11, 37, 43),
     'eu ': (5, 25, 31, 39, 40),
-    'exi': (10,),
     'exp': (39,),
     'fal': (39,),
     'faz': (1, 47),
     'fei': (35,),
     'fic': (32,),
+    'fla': (27,),
     'foi': (11, 34, 37),
     'for': (35, 38),
-    'fun': (1,),
+    'fun': (1, 27),
     'ger': (29, 35),
     'gua': (35,),
     'hoo': (35,),
     'ign': (3, 47),
+    'imi': (10,),
     'imo': (36,),
     'inc': (1, 18),
     'inv': (3,),
     'iss': (22, 25, 37),
     'ist': (22, 37, 43),
-    'ja ': (4, 10, 11, 32, 39),
+    'ja ': (4, 11, 32, 39),
     'jam': (26,),
-    'já ': (4, 10, 11, 32, 39),
+    'já ': (4, 11, 32, 39),
     'la ': (20,),
     'leg': (23,),
     'lem': (26, 39),
@@ -234,16 +237,18 @@ BY_GRAM = {
     'lin': (35,),
     'lá ': (20,),
     'mai': (4,),
-    'man': (35,),
+    'man': (10, 35),
     'mas': (12, 34, 38, 41),
     'me ': (13, 40, 46),
     'mel': (13,),
     'men': (39,),
     'mer': (35,),
     'mes': (15,),
+    'met': (27,),
+    'mét': (27,),
     'na ': (35,),
     'nad': (0, 10, 26, 35),
-    'nao': (0, 1, 3, 5, 8, 11, 12, 13, 15, 16, 22, 24, 25, 27, 28, 30, 33, 35, 36, 37, 40, 43, 44),
+    'nao': (0, 3, 5, 8, 11, 12, 13, 15, 16, 22, 24, 25, 28, 30, 33, 35, 36, 37, 40, 43, 44),
     'nem': (35,),
     'nen': (25, 35),
     'nes': (10, 21),
@@ -254,28 +259,29 @@ BY_GRAM = {
     'nos': (4, 10, 21, 26, 39),
     'nov': (41,),
     'nun': (8, 32),
-    'não': (0, 1, 3, 5, 8, 11, 12, 13, 15, 16, 22, 24, 25, 27, 28, 30, 33, 35, 36, 37, 40, 43, 44),
+    'não': (0, 3, 5, 8, 11, 12, 13, 15, 16, 22, 24, 25, 28, 30, 33, 35, 36, 37, 40, 43, 44),
     'nós': (4, 10, 21, 39),
     'o a': (37,),
     'o c': (25, 37, 39),
-    'o e': (10, 37),
+    'o e': (37,),
     'o f': (37,),
     'o i': (37,),
     'o m': (37,),
     'o o': (37,),
-    'o p': (10, 37, 38),
+    'o p': (37, 38),
     'o q': (5, 25, 27, 39),
-    'o r': (10,),
     'o s': (48,),
     'o t': (48,),
     'o u': (38,),
     'o v': (37,),
     'o ú': (26, 38),
-    'os ': (10, 48),
+    'opc': (27,),
+    'opç': (27,),
+    'os ': (48,),
     'oti': (23,),
     'out': (4, 41),
     'pad': (35,),
-    'par': (8, 35),
+    'par': (8, 27, 35),
     'pas': (37,),
     'pe ': (25,),
     'ped': (5, 39, 43),
@@ -301,15 +307,17 @@ BY_GRAM = {
     'rel': (35,),
     'rem': (3, 25, 30, 47),
     'rep': (4,),
-    'res': (7, 47),
+    'res': (7, 10, 47),
     'rev': (3, 7, 35),
     'sai': (45,),
     'se ': (2, 11),
+    'seg': (10,),
     'sem': (3, 40),
     'seq': (6,),
     'ser': (1, 6, 33, 40),
     'seu': (48,),
     'sho': (23,),
+    'sig': (10,),
     'so ': (10, 12, 26, 37, 38, 43),
     'sob': (3, 47),
     'som': (10,),

@@ -92,7 +92,7 @@ PATTERNS: tuple[Row, ...] = (
 _UPFRONT_ZH = r"^[^\S\n]*(?:请你?|帮我|麻烦你?|你)?先?(?:写|实现|创建|新建|搭|做|生成|添加|开发|设计)(?:一个|一份|一套|个)|^[^\S\n]*(?:请你?|帮我|麻烦你?)?用\s*+[^，。,\n]{1,20}?(?:写|实现|做|搭|开发)(?:一个|一份|一套|个)|^[^\S\n]*(?:请你?|帮我|麻烦你?)?(?:实现|开发|设计|搭建|新建|创建|编写)(?!回|成|错)|^[^\S\n]*新(?:的|建的?|加的?)|^[^\S\n]*(?:请你?|帮我|麻烦你?)?(?:给|为)[^，。,\n]{1,20}?(?:写|加|建|新建|实现|生成|搭)"
 # A judgement of somebody else's work (a colleague's, a tester's, a vendor's) in a prompt that
 # never addresses the agent ("你"): a task, not a correction (issue 13).
-_THIRD_PARTY_ZH = r"\A(?![\s\S]*你)[\s\S]*?(?:用户|用戶|客户|客戶|同事|老团队|之前的团队|测试同学|测试那边|(?:测试|用户|客户|产品|运营)(?:说|反馈|提|发现|反映)|(?:老|旧)版本?的|维护者|(?<![a-z])qa(?![a-z])|产品经理|产品(?:说|那边)|运营|甲方|合作方|第三方|上游|供应商|厂商|外包|实习生|(?:给|提供|发来|交付)的|(?:之前|以前|原来|上一任|前任)(?:那个|的)?(?:团队|组)|反馈|反饋|回報|提的 ?bug|报了个|线上(?:有个|出了|报|反馈)|線上|老代码|旧代码|遗留|祖传|历史代码|(?:老|旧)[^，,。！？!?\n]{0,8}?(?:代码|系统|表格|脚本)|(?:osm|openstreetmap|维基|开源社区)\s*+(?:上|里|的)|后端(?:那边|同学)|(?:的|官方|开放平台|接口|api|sdk ?)文档)"
+_THIRD_PARTY_ZH = r"\A(?![\s\S]*你)[\s\S]*?(?:用户|用戶|客户|客戶|同事|老团队|之前的团队|测试同学|测试那边|(?:测试|用户|客户|产品|运营)(?:说|反馈|提|发现|反映)|(?:老|旧)版本?的|维护者|(?<![a-z])qa(?![a-z])|产品经理|产品(?:说|那边)|运营|甲方|合作方|第三方|上游|供应商|厂商|外包|实习生|(?:给|提供|发来|交付)的|(?:之前|以前|原来|上一任|前任)(?:那个|的)?(?:团队|组)|反馈|反饋|回報|提的 ?bug|报了个|线上(?:有个|出了|报|反馈)|線上|老代码|旧代码|遗留|祖传|历史代码|(?<![的是])(?:老|旧)[^，,。！？!?\n]{0,8}?(?:代码|系统|表格|脚本|模块|接口|服务|程序|逻辑|工具|检查器|配置|实现)|(?:osm|openstreetmap|维基|开源社区)\s*+(?:上|里|的)|后端(?:那边|同学)|(?:的|官方|开放平台|接口|api|sdk ?)文档)"
 # A house rule that comes with a request for new work and never addresses the agent ("帮我写个
 # terraform module 建 RDS，公司规范是必须开加密"; "接下来加一个 feature flag 服务，我们这边约定…"):
 # the rule is a constraint of the new work, not a correction (issue 13).
@@ -115,7 +115,7 @@ _UPFRONT_RULE_ZH = (r"\A(?![\s\S]*(?:你(?:刚|之前|上次|这次|已经|写�
                     r"(?:(?:待会儿?|等会儿?|等一下|接下来|稍后|马上|即将|准备)(?:要|你)?[^，,。！？!?\n]{0,6}?(?:写|做|建|加|实现|生成|搭|设计|开发)"
                     r"|(?:要|将要|即将)(?:写|做|加|建)的|你(?:写|做|设计|实现|加|建|搭)的时候(?:注意|记得|别忘|要|得)|(?:给|为)[^，,。！？!?\n]{1,20}?(?:写|做|设计|实现|加|建|搭|配)[^，,。！？!?\n]{0,20}?的时候|现在需要(?:一个|一份|个)|(?:^|(?<=[。！!；;\n]))[^\S\n]*我?还?需要(?:一个|一份|一套|个)|需要(?:新)?(?:写|加|建|做)(?:一个|个)|先帮我"
                     r"|帮忙把[^，,。！？!?\n]{1,20}?做成|帮我(?:设计|做|写|建|搭|实现|生成)"
-                    r"|(?:^|(?<=[。！!；;\n]))[^\S\n]*(?:请|麻烦)?(?:写|实现|建|搭|做|生成|加|开发|设计)(?:一个|一份|一套|个|一下)"
+                    r"|(?:^|(?<=[。！!；;\n]))[^\S\n]*(?:(?:请|麻烦)你?(?:在[^，,。！？!?\n]{1,20}?[里中])?(?:写|实现|建|搭|做|生成|加|开发|设计)|(?:[^，,。！？!?\n]{1,20}?(?:那边|这边|那块|这块|方面)[，,]\s*+)?(?:请|麻烦)?新?(?:写|实现|建|搭|做|生成|加|开发|设计)(?:一个|一份|一套|个|一下))"
                     r"|(?:给|为)新[^，,。！？!?\n]{0,20}?(?:写|加|建|搭|做|生成)(?:一个|一份|一套|个|一下)?"
                     r"|帮我把[^，,。！？!?\n]{1,30}?(?:配|搭|建|做|跑|整|弄)(?:起来|出来|好)"
                     # 现在要新增一份…模板; 接下来给民国报纸这批扫描件做…; 给生鲜频道配一套…; 你先搭个架子 / 你来起个草
@@ -133,17 +133,19 @@ _ASKING_ZH = (r"\A(?![\s\S]*你)[\s\S]*?(?:(?:帮我|帮忙|麻烦|请)(?:查|�
               r"|怎么回事|从哪(?:开始|里开始)?(?:查|看))")
 # An answer that grants a permission (不是生产环境，是测试库，随便删) or describes the user's own setup
 # (不是，是自建的 gitlab，不是 github): its "not X but Y" answers a question.
+# The user's own code (我的罚款计算里估计哪里舍入错了) in a prompt that never addresses the agent: discussing an error.
+_OWN_ZH = r"\A(?![\s\S]*你)[\s\S]*?我(?:的|写的|自己的|自己写的|这边的)[^，,。！？!?\n]{0,20}?(?:错|不对|有问题|有bug)"
 _PERMISSION_ZH = r"^[^\S\n]*不是[，,]\s*+是(?:自建|自己搭|自己部署|内部|私有化?部署)的|(?:随便|尽管|放心)(?:删|改|用|动|清)|可以(?:直接|随便)?(?:删|清空|覆盖)(?:掉)?(?:[。！!，,]|$)|没关系[。！!]?$"
 # A leading 没/没有/不是 answering the agent's question, followed by a fact about the user's world (没，构建机上
 # 没有 GPU; 不是的，HL7 是走 MLLP 推过来的，不是文件) in a prompt that points at nothing the agent did.
 _NO_ANSWER_ZH = (r"\A(?![\s\S]*(?:你|刚才|刚刚|我(?:说|讲|要|让)|改回|撤|还原|删掉|去掉|换成|改成|不对|错))"
                  r"[^\S\n]*(?:没|没有|没呢|还没|不是|不是的|不|不用|没的)[，,。！!~\s]")
-UNLESS: dict[str, str] = {"zh.stop-more": _UPFRONT_ZH, "zh.wrong": _THIRD_PARTY_ZH + "|" + _REPORTED_ZH + "|" + _ASKING_ZH,
-                          "zh.house-rule": _NEW_WORK_ZH + "|" + _UPFRONT_RULE_ZH,
+UNLESS: dict[str, str] = {"zh.stop-more": _UPFRONT_ZH, "zh.wrong": _THIRD_PARTY_ZH + "|" + _REPORTED_ZH + "|" + _ASKING_ZH + "|" + _OWN_ZH,
+                          "zh.house-rule": _NEW_WORK_ZH + "|" + _UPFRONT_RULE_ZH + "|" + _THIRD_PARTY_ZH,
                           "zh.general": _NEW_WORK_ZH + "|" + _UPFRONT_RULE_ZH
                           + r"|\A(?![\s\S]*(?:你|这样|这么|刚才|刚刚|改成|换成|改了|加了))[\s\S]*?是不是有点[^，,。！？!?\n]{0,20}?[？?]", "zh.house-norm": _HOUSE_VETO_ZH,
                           "zh.factual-2": _HOUSE_VETO_ZH, "zh.should-use": _OTHERS_CODE_ZH,
-                          "zh.trad": _THIRD_PARTY_ZH, "zh.not-right": _REPORTED_ZH + "|" + _THIRD_PARTY_ZH + "|" + _ASKING_ZH, "zh.contrast-2": _THIRD_PARTY_ZH,
+                          "zh.trad": _THIRD_PARTY_ZH, "zh.not-right": _REPORTED_ZH + "|" + _THIRD_PARTY_ZH + "|" + _ASKING_ZH + "|" + _OWN_ZH, "zh.contrast-2": _THIRD_PARTY_ZH,
                           "zh.after-praise-3": _THIRD_PARTY_ZH,
                           "zh.not-this": _PERMISSION_ZH, "zh.contrast": _PERMISSION_ZH + "|" + _NO_ANSWER_ZH + "|" + _THIRD_PARTY_ZH,
                           "zh.factual": _NO_ANSWER_ZH + "|" + _THIRD_PARTY_ZH,
@@ -161,16 +163,18 @@ UNLESS: dict[str, str] = {"zh.stop-more": _UPFRONT_ZH, "zh.wrong": _THIRD_PARTY_
                           "zh.hedged-5": _UPFRONT_ZH + "|" + _NEW_WORK_ZH + "|" + _UPFRONT_RULE_ZH + r"|我(?:打算|想|准备|计划)",
                           "zh.rule-then-you": _UPFRONT_RULE_ZH,
                           # 同事写的…我怀疑他用错了; 用户反馈…从哪来的; 上游…把排位搞坏了: somebody else's work.
-                          "zh.more": _THIRD_PARTY_ZH, "zh.reproach": _THIRD_PARTY_ZH, "zh.still-broken": r"\A(?![\s\S]*你)[\s\S]*?(?:上游|供应商|厂商|外包|同事|维护者|实习生|老代码|旧代码)[^。！？!?\n]{0,30}?(?:破坏|搞坏|弄坏|改坏)了"}
+                          "zh.more": _THIRD_PARTY_ZH, "zh.reproach": _THIRD_PARTY_ZH, "zh.still-broken": r"\A(?![\s\S]*你)[\s\S]*?(?:上游|供应商|厂商|外包|同事|维护者|实习生|老代码|旧代码|前任)[^。！？!?\n]{0,30}?(?:破坏|搞坏|弄坏|改坏|写反|弄反|搞反|放反|看反)"}
 # Where a match starts: 应该是 "probably is" (应该是服务器上没装字体) is a guess, not "it should be";
 # 没必要… followed by a new request (没必要上数据库，写个记账小工具) and 没必要？ are instructions
 # and questions; 还是 "or" in a question (用 set 快还是有序列表快？); 不对 after a noun and 又
 # (金额又不对了) judges data, not the agent.
 UNLESS_AT: dict[str, str] = {
     "zh.should-use": r"应该是[^，,。！？!?\n]{0,25}?(?:问题|导致|引起|原因|造成|没装|没配|没开|不支持)",
-    "zh.still-broken": r"没有?必要(?![^，,。！？!?\n]{0,12}?(?:这么|那么|这样|那样|这个|那个|这些|那些|了))[^。！？!?\n]{0,30}?[，,；;]\s*+(?:先|就)只?(?:写|做|搭|实现|支持|上|弄|处理)"
+    "zh.still-broken": r"没有?必要(?![^，,。！？!?\n]{0,12}?(?:这么|那么|这样|那样|这个|那个|这些|那些|了))[^。！？!?\n]{0,30}?[，,；;]\s*+(?:先|就|直接|只)[^，,。！？!?\n]{0,20}?(?:写|做|搭|实现|支持|上|弄|处理)"
                        r"|没有?必要(?:[？?]|[^。！？!?\n]{0,30}?(?:写个|写一个|做个|做一个|搞个|搭个|弄个|实现一个|给我(?:一个|个|写)|来(?:一个|个)))"
-                       r"|(?<![^\n])[^\S\n]*没有?必要(?![^，,。！？!?\n]{0,12}?(?:这么|那么|这样|那样|这个|那个|这些|那些|了))[^。！？!?\n]{0,40}?(?:就行|就好|就够|就可以|够用|即可|就针对|只(?:要|需|做|写))",
+                       r"|(?<![^\n])[^\S\n]*没有?必要(?![^，,。！？!?\n]{0,12}?(?:这么|那么|这样|那样|这个|那个|这些|那些|了))[^。！？!?\n]{0,40}?(?:就行|就好|就够|就可以|够用|即可|就针对|只(?:要|需|做|写))"
+                       # 第一版没必要做重试，…就行。做一个 webhook: a scope limit of the new work that follows
+                       r"|没有?必要[^\n]{0,80}?[。！!；;]\s*+(?:请|麻烦|帮我)?(?:写|做|搭|实现|建|生成)(?:一个|一份|个|一套)",
     # 有什么理由不用 X…？ asks for the reasons against a choice not yet made; 是不是应该给/加 X？ asks
     # whether to add something new: genuine questions, not reproaches.
     # 没必要搞得太复杂 up front: 没必要 (zh.still-broken) decides, not the judgement after it.

@@ -79,6 +79,9 @@ from tests.detect.pattern_hits import pattern_hit
         ("Nein, die Kabine hat 180 Sitze, nicht 189.", "de.no"),
         ("Nein, Buchungen werden bei uns nie gelöscht, du hast gerade ein DELETE eingebaut.", "de.no"),
         ("Wir speichern Passwörter nie im Klartext, und du hast sie in die users-Tabelle geschrieben.", "de.house"),
+        # round 7: a verdict or an undoing after "Nein, <Subjekt> ..." still counts
+        ("nö, das macht den Export kaputt, die Spalten fehlen jetzt", "de.no"),
+        ("Nein, lösch die Spalte nicht, der Report braucht sie.", "de.no"),
     ],
 )
 def test_general_german_forms(text: str, pattern: str) -> None:
@@ -139,6 +142,15 @@ def test_general_german_forms(text: str, pattern: str) -> None:
         "Bei uns wird nichts ohne Ticket deployt, du findest die Vorlage im Wiki unter Ops/Release.",
         "Wir speichern Passwörter nie im Klartext, du findest den Hash-Helper in utils/crypto.py.",
         "Die Agentur meint, die Schrift ist Inter, nicht Roboto.",
+        # round 7: "Nein, <Subjekt> <beliebiges Verb> ..." answers (a separable "findet ... statt" too), an
+        # announced context or task before the request, a new request's fact, a question about practice
+        "Nein, die Seilbahn pausiert im November komplett, da läuft nichts.",
+        "Nee, die Termine finden nur vormittags statt.",
+        "Nein, im Lager stehen die Regale in festen Reihen, mehr muss die Karte nicht darstellen.",
+        "Zum Hintergrund: Bei uns wird nie ohne Protokoll gewogen. Leg das Formular für die Wiegung an.",
+        "Nächste Aufgabe: die Kundenkartei. Telefonnummern speichern wir nur mit Ländervorwahl.",
+        "Mach mir eine Übersicht der Schichten. Im Keller gibt's kein WLAN, also offline-fähig.",
+        "Sollte man die Schlüssel nicht eher in einem Vault ablegen? Wie macht man das normalerweise?",
     ],
 )
 def test_german_hard_negatives(text: str) -> None:

@@ -74,6 +74,9 @@ from tests.detect.pattern_hits import pattern_hit
         ("That's just wrong, the legacy importer you wrote drops the header.", "en.thats-wrong"),
         ("We never expose the admin API publicly and you just opened it on 0.0.0.0", "en.house-never"),
         ("`bookings` doesn't exist, the table is called `reservations`.", "en.factual-gone"),
+        # issue 13 (train10): the same answers stop being answers once the agent's work is named
+        ("No, the printers are Brother across every branch, you picked the Zebra driver.", "en.no"),
+        ("No, the port is 8883, not 1883", "en.no"),
     ],
 )
 def test_new_english_families(text: str, pattern: str) -> None:
@@ -155,6 +158,13 @@ def test_new_english_families(text: str, pattern: str) -> None:
         "Our teammate's parser is broken for leap years, can you write a test that shows it?",
         "Upstream broke the wheel for arm64 in 3.1, pin 3.0 for now.",
         'Seeing `ERROR: relation "bookings" does not exist` after the restore, where do I look?',
+        # issue 13 (train10): a "No," answer with a consequence for the plan, over the whole fleet, or what
+        # a third party only accepts; a guide or our legacy code judged; a request after a fronted adverbial
+        "No, the vans sync at the depot each evening, so no live tracking needed.",
+        "No, the printers are Brother across every branch.",
+        "no, the county only accepts PDF uploads",
+        "The regulator's reporting spec says dates are ISO 8601; our legacy exporter writes US dates, which is wrong. Bump it.",
+        "Releases are never cut on Fridays in this project. For the new mobile app, set up the release pipeline.",
     ],
 )
 def test_english_hard_negatives(text: str) -> None:

@@ -166,3 +166,43 @@ def test_round6_spanish_families(text: str, pattern: str) -> None:
 )
 def test_round6_spanish_hard_negatives(text: str) -> None:
     assert pattern_hit(text) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "pattern"),
+    [
+        # round 7: the new vetoes leave the agent-aimed forms alone
+        ("No, la ordenanza da 2 horas y tú has puesto 3. Puedes seguir cuando lo cambies.", "es.you-past"),
+        ("Preferiría que no hubieras cambiado el formato. Hazlo otra vez en CSV.", "es.hedged"),
+        ("Genial, gracias. Ahora, el cálculo que hiciste está mal, pero lo demás vale.", "es.your-artefact"),
+        ("La tabla nueva se llama `reservas_v2`, no `reservas`.", "es.factual"),
+        ("No, eso está mal. Puedes seguir con lo demás.", "es.no"),
+        ("Genial, justo lo que necesitaba. Añádele ahora el cálculo, pero el que hiciste está mal.", "es.after-praise-2"),
+        ("Sigue con el resto del código, como en los otros módulos.", "es.house"),
+    ],
+)
+def test_round7_corrections(text: str, pattern: str) -> None:
+    assert pattern_hit(text) == CorrectionHit(pattern, "es")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # round 7: a go-ahead closing the answer, "sigue con el resto"; a preference or a doubt about work to
+        # come; several praise words, then the next request; "se llama dos veces" (is called, not named);
+        # rules before "Empieza por ..." / "Maqueta ..."
+        "No, el ayuntamiento cobra por hora completa en zona azul. Puedes seguir con eso.",
+        "Que no, tranquilo, el dominio renueva en mayo. Sigue con el resto.",
+        "Preferiría que el extracto saliera en PDF. Hazlo con reportlab.",
+        "¿No sería mejor un enum para los estados de la plaza? Es para el diseño que vamos a hacer.",
+        "Genial, gracias. Ahora, para la siguiente pantalla, necesito lo mismo pero para los voluntarios.",
+        "Qué bien ha quedado. Pasa ya a la ficha del animal, aunque sin fotos de momento.",
+        "Ni te molestes con la caché, el endpoint se llama tres veces al día. Haz la consulta directa.",
+        "Requisitos:\n1. solo SQLite\n2. nada de ORM\nEmpieza por el esquema de los socios.",
+        "Nada de frameworks, es una landing: HTML y CSS. Maqueta la página de la colecta.",
+        "Genial, justo lo que buscaba. Añádele ahora un endpoint de exportación, pero en CSV.",
+        "No. El datáfono de la feria es de Sumup y no tiene API pública.",
+    ],
+)
+def test_round7_hard_negatives(text: str) -> None:
+    assert pattern_hit(text) is None

@@ -150,6 +150,17 @@ def test_general_french_forms(text: str, pattern: str) -> None:
         "Chez nous tout passe par Kafka, tu peux regarder le consumer existant dans events/.",
         "L'agence dit que la police est Inter, pas Roboto.",
         "Il y a une raison de ne pas utiliser Redis pour le cache des sessions ?",
+        # round 7: "Non, <sujet> <verbe> ..." (any plural verb, "seuls les ...", a bare name, "ne ... que"),
+        # then a request built on the answer; an announced task or context; a colleague's mistake; a
+        # question about practice
+        "Non, les bus circulent uniquement en semaine, le week-end rien.",
+        "Non, seules les cuisines ont une imprimante à tickets.",
+        "Non, le robot ne lit que des QR codes, pas de code-barres.",
+        "Non, Nextcloud tourne sur un VPS, pas en local. Explique-moi donc comment monter le partage.",
+        "Prochaine étape : les fiches clients. Chez nous les numéros sont toujours au format international.",
+        "À partir d'aujourd'hui on ne merge plus rien sans revue. Écris le modèle de PR.",
+        "La collègue du support a mal saisi les codes postaux, c'est 75011, pas 75110. Fais un script de nettoyage.",
+        "On ne devrait pas plutôt chiffrer les sauvegardes ? Quelle est la bonne pratique ?",
     ],
 )
 def test_french_hard_negatives(text: str) -> None:

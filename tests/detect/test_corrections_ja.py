@@ -66,6 +66,11 @@ from tests.detect.pattern_hits import pattern_hit
     ('本気でこれを本番に流すつもり？', 'ja.reproach-3'),
     ('いいですね、ただ座席番号がずれてます', 'ja.after-praise'),
     ('テストを飛ばしてますね', 'ja.you-did'),
+    # issue 13 (train10): the new vetoes leave the same forms alone where they point at the agent's work
+    ('さっき作ってくれた集計、まだ同じエラーが出ます', 'ja.still'),
+    ('あなたの書いたテスト、後片付けを忘れてます', 'ja.you-did'),
+    ('それって本当ですか？', 'ja.hedged'),
+    ('いいえ、違います。さっき言ったとおり Drone です', 'ja.wrong'),
 ])
 def test_general_forms(text: str, pattern: str) -> None:
     assert pattern_hit(text) == CorrectionHit(pattern, "ja")
@@ -156,6 +161,23 @@ def test_general_forms(text: str, pattern: str) -> None:
     'ベンダーのドキュメントだと v3 で廃止されたって書いてあるけど、本当？',
     'いいね、でも急ぎじゃないので、時間あるときに型ヒントも足してほしい',
     '古いダッシュボードは変更後、全部新しい URL に飛ばしてください',
+    # issue 13 (train10): answers about the user's setup, rules then new work, no-need up front, third parties
+    'いいえ、CI は GitLab じゃなくて Drone で回してます',
+    'いや、その cron は今は誰も見てない',
+    'いや、本番は Aurora をそのまま使ってます',
+    'はい、Python は 3.11 です。pip じゃなくて uv を使ってます',
+    'PR は必ずテンプレートに沿って書く決まりなので、その前提でリリース手順をまとめてください',
+    '本番の接続情報はコードに書かないのが鉄則なので、設定ローダーを最初から入れておいてください',
+    'うちでは手作業のデプロイは厳禁なので、GitHub Actions でリリースを自動化したいです',
+    '共通化する必要はないです。この店舗専用の集計スクリプトを書いてください',
+    '夜間バッチがまだ落ちてるけど、原因は DB のメンテっぽい。待つ間に監視スクリプトを書いて',
+    '再起動後もまだ同じエラーが出てるようで、インフラチームが見てくれてます',
+    '先輩の書いたテスト、モックの後片付けを忘れてるっぽい',
+    'このデータセット、単位が逆になってる行があるので検出ツールがほしい',
+    '隣のチームの SDK、エラーを握りつぶしてる。薄いラッパーを作りたい',
+    '「型ヒントを付けると遅くなる」というのは本当ですか？',
+    'いや、ログ収集は Loki で回してる',
+    'SDK の changelog に「v4 では非推奨」と書いてあるけど、移行先が分からない。調べてもらえますか',
 ])
 def test_hard_negatives(text: str) -> None:
     assert pattern_hit(text) is None

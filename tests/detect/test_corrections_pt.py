@@ -197,3 +197,50 @@ def test_round6_families(text: str, pattern: str) -> None:
 )
 def test_round6_hard_negatives(text: str) -> None:
     assert pattern_hit(text) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "pattern"),
+    [
+        # round 7: the new vetoes leave the agent-aimed forms alone
+        ("Não, a pulseira tem GPS sim, você tirou o módulo de localização.", "pt.you-past"),
+        ("Não, o catálogo tá no Shopify e você escreveu pro WooCommerce. Refaz.", "pt.no"),
+        ("Não, legenda pra surdos usa cor, e você apagou as tags <font>.", "pt.no"),
+        ("Não, isso é o arquivo errado.", "pt.no"),
+        ("Não, o catálogo tá no Shopify, mas o estoque você leu do lugar errado.", "pt.no"),
+        ("Não, o WMS é SAP, não Oracle.", "pt.no"),
+        ("Preferia que o relatório saísse em PDF, como eu já disse. Faz com reportlab.", "pt.restate"),
+        ("Preferia que você não tivesse mudado o formato. Faz de novo em CSV.", "pt.hedged"),
+        ("Beleza, tudo verde. Passa agora pro relatório, mas você quebrou o login.", "pt.you-did"),
+    ],
+)
+def test_round7_corrections(text: str, pattern: str) -> None:
+    assert pattern_hit(text) == CorrectionHit(pattern, "pt")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # round 7: "Não, <bare subject> <verb of how it works>", hearsay before it, "nope", a conjunction
+        # "e a", a third party in a cleft, a go-ahead at the end; rules before "com isso em mente, cria" or
+        # a comma and the request; praise, then the next request; a preference or a doubt about work to come
+        "Não, ônibus elétrico e a diesel têm a mesma tabela de horários.",
+        "Nope, a nota é emitida sempre pela Sefaz estadual, não tem outro caminho.",
+        "Não, até onde eu sei a cooperativa não tem sistema; é tudo por planilha.",
+        "Não, boleto que ninguém paga gera multa sozinho; isso é o banco que faz.",
+        "Não, o portal de dados tá no CKAN e os metadados num Postgres separado.",
+        "Não, a prefeitura cobra por hora cheia na zona azul. Pode seguir assim.",
+        "Regras:\n- nunca guardamos CPF em texto puro\n\nCom isso em mente, cria a tabela de doadores.",
+        "Partindo do princípio que aqui nunca se apaga pedido, prepara o job de arquivamento.",
+        "Desenvolve o leitor do inversor; nada de lib externa, só a padrão.",
+        "Valeu, ficou ótimo. Agora, pra próxima tela, preciso do mesmo pros voluntários, mas sem o filtro de data.",
+        "Preferia que o extrato saísse em PDF. Gera com reportlab.",
+        "Não seria melhor um enum pros status da vaga? É pro desenho que a gente vai fazer.",
+        "Não sei se o zoológico vai querer app, então por enquanto cria só a versão web.",
+        "Fechou, tudo certo. Continua com o resto.",
+        "Não. A maquininha da feira é da Stone e não tem API pública.",
+        "Me faz um importador de notas; nada de pandas, csv da biblioteca padrão dá conta.",
+    ],
+)
+def test_round7_hard_negatives(text: str) -> None:
+    assert pattern_hit(text) is None

@@ -64,6 +64,10 @@ from tests.detect.pattern_hits import pattern_hit
     ('说好的不用第三方库呢？', 'zh.still-broken'),
     ('你把接口搞坏了，先回滚', 'zh.still-broken'),
     ('我们从不在前端存 token，你写的登录把 token 放 localStorage 了', 'zh.house-rule'),
+    # issue 13 (train10): naming the agent's work, or a fact it got wrong, keeps them corrections
+    ('我们的规范是金额保留两位小数，你写的报表保留了四位', 'zh.house-rule'),
+    ('那是 boto2 的老接口，boto3 里没有', 'zh.factual'),
+    ('第一版没必要做导出，你先把列表页做完就行。', 'zh.still-broken'),
 ])
 def test_general_forms(text: str, pattern: str) -> None:
     assert pattern_hit(text) == CorrectionHit(pattern, "zh")
@@ -133,6 +137,13 @@ def test_general_forms(text: str, pattern: str) -> None:
     '供应商把接口搞坏了，先加个重试',
     '现阶段没必要做多租户，先只做单个园区的版本。',
     '我们从不在前端存 token，给小程序写登录的时候注意一下。',
+    # issue 13 (train10): the user's own code, legacy code, a rule before a request (请在…里实现; X那块，做一个…),
+    # "not needed in v1" before a new request
+    '我这边的对账脚本好像哪里算错了，附上日志',
+    '老的排班模块把节假日写死了，早就不对了，规划一下重构',
+    '结算系统规定：退款只能原路返回。请在 refund.py 里实现部分退款。',
+    '排班那块，做一个按月汇总的视图。我们的规范是工时保留一位小数。',
+    '第一版没必要做导出，失败了记日志就行。做一个列表页。',
 ])
 def test_hard_negatives(text: str) -> None:
     assert pattern_hit(text) is None
