@@ -290,6 +290,7 @@ def _by_patterns(text: str, languages: tuple[str, ...], skip_leading_no: bool = 
     for lang in languages:
         index = _index(lang)
         firsts = index.FIRST
+        skip_no = skip_leading_no or lang not in no_in
         if len(text) < GRAMS_FROM:
             positions: Any = range(len(firsts))
         else:
@@ -300,8 +301,7 @@ def _by_patterns(text: str, languages: tuple[str, ...], skip_leading_no: bool = 
                 found_at.update(index.BY_GRAM[gram])
             positions = sorted(found_at)
         for position in positions:
-            if not holds(firsts[position]) or (
-                    (skip_leading_no or lang not in no_in) and is_leading_no(index.NAMES[position])):
+            if not holds(firsts[position]) or (skip_no and is_leading_no(index.NAMES[position])):
                 continue
             table = _table(lang)
             if not all(holds(group) for group in table.REST[position]):

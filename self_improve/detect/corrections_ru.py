@@ -155,12 +155,13 @@ _NO_FACT_RU = (r"\bнет\b|\bне бывает\b|\bнедоступ|\bтоль�
                r"|\b(?:шл[её]м|храним|используем|пишем|держим|работаем|деплоим|гоняем|собираем|подключаем|проверяем|тестируем)\b"
                # how the user's world is (train10): "у нас ...", "мы ... не трогаем", "ID — это номер чипа", "номера не повторяются"
                r"|\bу нас\b|\bмы (?:[\w-]+ )?(?:не )?\w+(?:ем|ём|им)\b|[\u2014\u2013]\s*+это\b|\b\w{2,}(?:ется|ются|ится|ятся)\b|\bкак есть\b")
-_NO_ANSWER_FACT_RU = (r"^[^\S\n]*(?:да )?(?:нет|неа)[\s,.;:\u2014\u2013-]++(?!(?s:.){0,300}?(?:" + _NO_CUES_RU + r"))"
-                      r"(?=(?:[^.?!\n]|\.(?=\S)){0,80}?(?:" + _NO_FACT_RU + r"))")
+# A leading "Нет," with nothing in the prompt that points at the agent or rejects its work: the start
+# of the answers below.
+_NO_UNPOINTED_RU = r"^[^\S\n]*(?:да )?(?:нет|неа)[\s,.;:\u2014\u2013-]++(?!(?s:.){0,300}?(?:" + _NO_CUES_RU + r"))"
+_NO_ANSWER_FACT_RU = _NO_UNPOINTED_RU + r"(?=(?:[^.?!\n]|\.(?=\S)){0,80}?(?:" + _NO_FACT_RU + r"))"
 # "нет, заявления теперь приходят только через API, факсов больше нет": how the user's world works now
 # answers the question ("Нет, такой опции у ffmpeg нет" still corrects the agent's claim) (issue 13, round 3).
-_NO_ONLY_FACT_RU = (r"^[^\S\n]*(?:да )?(?:нет|неа)[\s,.;:\u2014\u2013-]++(?!(?s:.){0,300}?(?:" + _NO_CUES_RU + r"))"
-                    r"(?=(?:[^.?!\n]|\.(?=\S)){0,80}?\b(?:только|теперь)\b)")
+_NO_ONLY_FACT_RU = _NO_UNPOINTED_RU + r"(?=(?:[^.?!\n]|\.(?=\S)){0,80}?\b(?:только|теперь)\b)"
 # A rule of the user's world given as such an answer ("Нет, у нас только Debian") is no house rule
 # against the agent's work either.
 # A request for new work asked as a question ("Поиск мест можно одним SQL-запросом? Хранимки не используем."):
