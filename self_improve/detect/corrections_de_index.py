@@ -66,6 +66,12 @@ NAMES = (
     'de.hedged-3',
     'de.reproach-4',
     'de.praise-flaw',
+    'de.instead-short',
+    'de.do-it-instead',
+    'de.fact-tool',
+    'de.reproach-idea',
+    'de.hedged-would',
+    'de.no-keep',
 )
 FIRST = (
     ('ne', 'nö', 'noe', 'nope'),  # de.no
@@ -77,7 +83,7 @@ FIRST = (
     ('zurück', 'revert ', 'zurueck', 'reverte ', 'rückgängig', 'wieder ein', 'wieder her', 'revertiere ', 'wieder raus', 'wieder rein', 'lass es wie ', 'rueckgaengig', 'lass das wie ', 'lass ihn wie ', 'lass sie wie ', 'lass alles wie ', 'lass es so wie ', 'lass das so wie ', 'lass es so, wie ', 'lass ihn so wie ', 'lass sie so wie ', 'lass das so, wie ', 'lass ihn so, wie ', 'lass sie so, wie ', 'lass alles so wie ', 'lass alles so, wie '),  # de.undo
     ('weg', 'hör auf', 'hoer auf', 'hör doch auf', 'hör bitte auf', 'hoer bitte auf', 'hör endlich auf', 'bitte nicht immer', 'nicht schon wieder', 'bitte nicht ständig', 'bitte nicht staendig', 'bitte nicht jedes mal'),  # de.stop
     ('statt', 'lieber', 'ersetz ', 'anstelle', 'ersetze ', 'es muss ', 'es soll ', ', sondern', 'das muss ', 'das soll ', 'es müsste ', 'es sollte ', 'das müsste ', 'das sollte ', 'es muesste ', 'bitte nicht ', 'das muesste '),  # de.instead
-    ('nix ', 'nur ', 'regel', 'en wir', 'loggen', 'machen', 'mergen', 'nehmen', 'nutzen', 'policy', 'pushen', 'bei uns', 'nichts ', 'ohne ci', 'ohne pr', 'vorgabe', 'deployen', 'releasen', 'committen', 'ohne test', 'orientier', 'schreiben', 'speichern', 'verwenden', 'konvention', 'richtlinie', 'ohne review', 'wie im rest', 'wie überall', 'bestehenden ', 'halt dich an', 'installieren', 'vorhandenen ', 'wie ueberall', 'halte dich an', 'ohne approval', 'ohne freigabe', 'existierenden ', 'wie in den anderen', 'wie bei den anderen'),  # de.house
+    ('halt', 'nix ', 'nur ', 'regel', 'en wir', 'loggen', 'machen', 'mergen', 'nehmen', 'nutzen', 'policy', 'pushen', 'bei uns', 'nichts ', 'ohne ci', 'ohne pr', 'vorgabe', 'deployen', 'releasen', 'committen', 'ohne test', 'orientier', 'schreiben', 'speichern', 'verwenden', 'konvention', 'richtlinie', 'ohne review', 'wie im rest', 'wie überall', 'bestehenden ', 'installieren', 'vorhandenen ', 'wie ueberall', 'ohne approval', 'ohne freigabe', 'existierenden ', 'wie in den anderen', 'wie bei den anderen'),  # de.house
     ('gibts ', 'ersetzt', "gibt's ", 'heisst ', 'entfernt', 'gibt es ', 'heissen ', 'veraltet', 'hat kein ', 'umbenannt', 'deprecated', 'gestrichen', 'hat keine ', 'kann kein ', 'abgekündigt', 'abgeschafft', 'haben kein ', 'hat keinen ', 'kann keine ', 'das ist alte', 'haben keine ', 'kann keinen ', 'haben keinen ', 'hat gar kein ', 'hat gar keine ', 'existiert nicht', 'haben gar kein ', 'hat gar keinen ', 'schon eingebaut', 'das ist das alte', 'das ist der alte', 'das ist die alte', 'existieren nicht', 'haben gar keine ', 'bereits eingebaut', 'braucht man nicht', 'haben gar keinen ', 'existiert gar nicht', 'existieren gar nicht', 'existiert überhaupt nicht', 'existieren überhaupt nicht'),  # de.factual
     ('nur', 'aber', 'bloss', 'wobei', 'jedoch', 'leider', 'trotzdem', 'der haken', 'ein punkt', 'allerdings', 'eine sache', 'einzige haken', 'einzige punkt', 'einziger haken', 'einziger punkt', 'ist nicht unser'),  # de.after-praise
     ('fast', 'sieht ', 'beinahe', 'lieber ', 'ich denke ', 'ich finde ', 'ich glaube', 'ich meine ', 'nicht ganz', 'ich bin mir ', 'ich weiss nicht', 'mir wäre lieber', 'ich hätte lieber', 'ich würde lieber', 'mir waere lieber', 'ich wuerde lieber'),  # de.hedged
@@ -118,16 +124,23 @@ FIRST = (
     ('bitte ', 'statt '),  # de.instead-more
     ('genauso', 'trotzdem', 'weiterhin', 'immer noch', 'noch immer', 'nach wie vor', 'schon wieder'),  # de.still-more
     ('holt', 'legt', 'lädt', 'fängt', 'laedt', 'legst', 'lädst', 'lässt', 'pollt', 'rollt', 'setzt', 'zählt', ' hast,', 'bricht', 'crasht', 'damit ', 'faengt', 'fängst', 'hebelt', 'laedst', 'laesst', 'löscht', 'pollst', 'rundet', 'sendet', 'sperrt', 'stellt', 'umgeht', 'zaehlt', 'zählst', 'öffnet', 'erzeugt', 'faengst', 'filtert', 'loescht', 'löschst', 'mischst', 'oeffnet', 'rechnet', 'rundest', 'schickt', 'sperrst', 'startet', 'umgehst', 'zaehlst', 'öffnest', 'entfernt', 'erzeugst', 'loeschst', 'oeffnest', 'rechnest', 'schickst', 'schreibt', 'startest', 'verwirft', 'zerstört', 'blockiert', 'entfernst', 'gehst von', 'ignoriert', 'mit deine', 'schreibst', 'von deine', 'zerstoert', 'zerstörst', 'dupliziert', 'exportiert', 'hardcodest', 'ignorierst', 'schneidest', 'seit deine', 'speicherst', 'verdoppelt', 'vertauscht', 'zerstoerst', 'durch deine', 'exportierst', 'verschluckt', 'vertauschst', 'wegen deine', 'verschluckst', 'verwechselst'),  # de.you-now
-    ('kein', 'nicht', 'wurde', "gibt's in ", 'gibts nur ', 'gibt es in ', "gibt's bei ", "gibt's für ", "gibt's mit ", "gibt's nur ", 'gibts erst ', 'gibt es bei ', 'gibt es für ', 'gibt es mit ', 'gibt es nur ', "gibt's erst ", "gibt's fuer ", 'gibt es erst ', 'gibt es fuer ', "gibt's unter ", 'gibt es unter '),  # de.fact-not
+    ('kein', 'nicht', 'wurde', 'gibts ', "gibt's ", 'gibt es '),  # de.fact-not
     (',', '.', ':', ';', 'und', 'aber'),  # de.rule-then-you
     ('evtl eher', 'ich hätte', 'ich würde', 'evtl. eher', 'fände ich ', 'ich haette', 'ich wuerde', 'evtl besser', 'evtl lieber', 'faende ich ', 'evtl. besser', 'evtl. lieber', 'ich fänd es ', 'ich faend es ', 'ich fände es ', 'eventuell eher', 'evtl doch eher', 'geht es nicht ', 'ich faende es ', 'wäre es nicht ', 'evtl. doch eher', 'geht das nicht ', 'vielleicht eher', 'waere es nicht ', 'überzeugt mich ', 'eventuell besser', 'eventuell lieber', 'evtl doch besser', 'evtl doch lieber', 'ueberzeugt mich ', 'evtl. doch besser', 'evtl. doch lieber', 'vielleicht besser', 'vielleicht lieber', 'brauchen wir echt ', 'oder irre ich mich', 'eventuell doch eher', 'vielleicht doch eher', 'eventuell doch besser', 'eventuell doch lieber', 'oder täusche ich mich', 'brauchen wir wirklich ', 'oder taeusche ich mich', 'vielleicht doch besser', 'vielleicht doch lieber', 'brauchen wir tatsächlich ', 'brauchen wir tatsaechlich '),  # de.hedged-3
     ('denn', 'echt', 'wozu', 'verloren', 'wer hat ', 'wirklich', 'seit wann ', 'bitte steht', 'genau steht'),  # de.reproach-4
     ('ok,', 'gut,', 'top,', 'okay,', 'stört', 'prima,', 'schön,', 'stoert', 'super,', 'klasse,', 'sauber,', 'schoen,', 'wobei du', 'der haken', 'ein haken', 'wobei das', 'wobei der', 'wobei die', 'wobei dein', 'einen haken', 'kleiner haken', 'nicht gefällt', 'einziger haken', 'nicht gefaellt', 'bis auf die ding', 'bis auf die punkt', 'bis auf die sache', 'bis auf eine ding', 'bis auf zwei ding', 'bis auf eine punkt', 'bis auf eine sache', 'bis auf zwei punkt', 'bis auf zwei sache', 'bis auf die kleinigkeit', 'bis auf eine kleinigkeit', 'bis auf zwei kleinigkeit'),  # de.praise-flaw
+    ('kein ', 'keine ', 'nicht ', 'keinen '),  # de.instead-short
+    (' statt', ' anstatt', ' anstelle'),  # de.do-it-instead
+    ('echte', 'enden', 'eigene', 'starten', 'anfangen', 'aufhören', 'beginnen', 'richtige', 'nichts zu tun'),  # de.fact-tool
+    ('was war ', 'was sollte '),  # de.reproach-idea
+    ('wäre ', 'waere '),  # de.hedged-would
+    ('bleib',),  # de.no-keep
 )
 # For a long prompt: the first three characters of each needle of FIRST -> the positions of
 # the patterns whose first group holds it; SHORT: the patterns with a shorter needle.
 BY_GRAM = {
     ' ab': (30,),
+    ' an': (56,),
     ' da': (29, 31),
     ' de': (29,),
     ' di': (29,),
@@ -139,7 +152,7 @@ BY_GRAM = {
     ' in': (26,),
     ' is': (25,),
     ' si': (25, 31),
-    ' st': (31,),
+    ' st': (31, 56),
     ' un': (43,),
     ' ve': (30,),
     ', n': (30, 43),
@@ -150,20 +163,23 @@ BY_GRAM = {
     'akt': (2,),
     'all': (11, 22, 31, 39, 44),
     'am ': (37,),
+    'anf': (57,),
     'ang': (2, 3, 40),
     'ans': (8,),
     'auc': (5, 28),
+    'auf': (57,),
     'aus': (2, 20, 37, 38, 43),
     'bau': (32, 35, 42),
     'bea': (2,),
     'bed': (35,),
+    'beg': (57,),
     'bei': (9, 12, 31, 37),
     'ber': (2, 10, 32),
     'bes': (3, 9, 40),
     'bin': (35,),
     'bis': (13, 54),
     'bit': (7, 8, 25, 47, 53),
-    'ble': (31,),
+    'ble': (31, 60),
     'blo': (11, 42, 49),
     'blö': (42,),
     'bra': (10, 52),
@@ -187,10 +203,11 @@ BY_GRAM = {
     'dup': (49,),
     'dur': (37, 49),
     'ebe': (38,),
-    'ech': (5, 39, 53),
-    'eig': (5,),
+    'ech': (5, 39, 53, 57),
+    'eig': (5, 57),
     'ein': (2, 11, 28, 43, 54),
     'en ': (9,),
+    'end': (57,),
     'ent': (2, 10, 25, 43, 49),
     'erf': (2,),
     'erk': (3, 40),
@@ -258,7 +275,7 @@ BY_GRAM = {
     'kae': (42,),
     'kan': (10, 35),
     'kap': (1, 2, 17),
-    'kei': (20, 25, 33, 38, 50),
+    'kei': (20, 25, 33, 38, 50, 55),
     'ken': (43,),
     'kla': (1, 42, 54),
     'kle': (44, 54),
@@ -292,7 +309,7 @@ BY_GRAM = {
     'mus': (35, 39),
     'nac': (14, 36, 37, 48),
     'neh': (9,),
-    'nic': (1, 4, 7, 9, 12, 21, 25, 26, 30, 33, 35, 38, 42, 50, 54),
+    'nic': (1, 4, 7, 9, 12, 21, 25, 26, 30, 33, 35, 38, 42, 50, 54, 55, 57),
     'nie': (20, 38),
     'nix': (9, 26),
     'noc': (3, 14, 25, 48),
@@ -325,7 +342,7 @@ BY_GRAM = {
     'rei': (2,),
     'rel': (9,),
     'rev': (6,),
-    'ric': (9, 37, 42),
+    'ric': (9, 37, 42, 57),
     'rol': (49,),
     'rue': (6,),
     'run': (49,),
@@ -344,7 +361,7 @@ BY_GRAM = {
     'sol': (5,),
     'sow': (36, 41),
     'spe': (9, 49),
-    'sta': (8, 26, 39, 40, 47, 49),
+    'sta': (8, 26, 39, 40, 47, 49, 57),
     'ste': (2, 40, 49),
     'sti': (1, 42),
     'sto': (54,),
@@ -370,9 +387,9 @@ BY_GRAM = {
     'vie': (33, 52),
     'von': (49,),
     'vor': (9, 19, 27, 37),
-    'wae': (33, 52),
+    'wae': (33, 52, 59),
     'war': (5, 18, 39, 41),
-    'was': (5, 18, 27, 37, 39),
+    'was': (5, 18, 27, 37, 39, 58),
     'weg': (2, 7, 38, 49),
     'wei': (14, 38, 48),
     'wen': (5, 35, 36),
@@ -386,7 +403,7 @@ BY_GRAM = {
     'woz': (53,),
     'wue': (23,),
     'wur': (50,),
-    'wär': (33, 52),
+    'wär': (33, 52, 59),
     'wür': (23,),
     'zae': (49,),
     'zer': (2, 38, 49),

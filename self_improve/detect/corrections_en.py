@@ -89,8 +89,8 @@ PATTERNS: tuple[Row, ...] = (
     ("en.house-only", r"(?:^|(?<=[.!;:][^\S\n]))[^\S\n]*+(?:[\w./-]++[^\S\n]++){0,2}[\w./-]++[^\S\n]++only(?:[^\S\n]++(?:in|for|on|inside|within|under|here|please)\b|[^\S\n]*+(?:[,.;:!]|$))|\bonly [\w./-]++(?: [\w./-]++)?, (?:no|not|never)\b", True),
     ("en.house-follow", r"\b(?:follow|match|mirror|respect|stick to|keep to|stay consistent with|be consistent with|consistent with|in line with|align with)\b(?:[^.?!\n]|\.(?=\S)){0,25}?(?:\bexisting\b|\balready (?:there|in place|in the)|\bwhat's there\b|\bwhat is there\b|\bthe rest of\b|\bother (?:services|modules|files|handlers|endpoints|tests|components|packages|scripts)\b|\bthe (?:pattern|conventions?|style)\b|\bhow the others?\b|\bthe way (?:the )?others?\b|\bhouse style\b|\bour style\b|\bwhat we have\b)|\blike (?:the rest of the|everywhere else in the|elsewhere in the|all the other) (?:code|codebase|code base|repo|repository|project|files|services|modules)\b", True),
     ("en.house-without", r"\b(?:nothing|no (?:code|change|pr|commit|migration|release|deploy)s?)\b(?:[^.?!\n]|\.(?=\S)){0,30}?\b(?:merged|deployed|shipped|pushed|released|committed|goes|gets|lands|ships|merges|deploys|is merged|is deployed|is released)\b(?:[^.?!\n]|\.(?=\S)){0,30}?\bwithout\b", True),
-    ("en.house-here", r"\b(?:in (?:this|our) (?:repo|repository|codebase|code base|project|team|company|org|monorepo|shop)|around here)\b(?:[^.?!\n]|\.(?=\S)){0,40}?\b(?:we|always|never|only|not|no|don't|nobody|everything|all)\b|\b(?:all \w+|everything|always|never)\b(?:[^.?!\n]|\.(?=\S)){0,40}?\bin (?:this|our) (?:repo|repository|codebase|code base|project|team)\b|(?:^|(?<=[,;:.!]))[^\S\n]*+no (?:more )?(?:hard-?coded|raw|print\(?\)?|prints|magic|inline|direct|global|bare|wildcard|star|relative|mutable|console\.log|commented-out)\b[^.?!,;\n]{0,30}?\b(?:in|inside|anywhere|here|ever|please|allowed)\b", True),
-    ("en.not-y", r"\b(?:is|are|goes|go|lives?|belongs?|runs?|comes? from|should be|must be|has to be|needs to be)\b[^.?!,;\n]{1,40}?,\s*+not\b", True),
+    ("en.house-here", r"\b(?:in (?:this|our) (?:repo|repository|codebase|code base|project|team|company|org|monorepo|shop)|around here)\b(?:[^.?!\n]|\.(?=\S)){0,40}?\b(?:we|always|never|only|not|no|don't|nobody|everything|all|every|each)\b|\b(?:all \w+|everything|always|never)\b(?:[^.?!\n]|\.(?=\S)){0,40}?\bin (?:this|our) (?:repo|repository|codebase|code base|project|team)\b|(?:^|(?<=[,;:.!]))[^\S\n]*+no (?:more )?(?:hard-?coded|raw|print\(?\)?|prints|magic|inline|direct|global|bare|wildcard|star|relative|mutable|console\.log|commented-out)\b[^.?!,;\n]{0,30}?\b(?:in|inside|anywhere|here|ever|please|allowed)\b", True),
+    ("en.not-y", r"\b(?:is|are|goes|go|lives?|belongs?|runs?|comes? from|should be|must be|has to be|needs to be)\b(?:[^.?!,;\n]|\.(?=\S)){1,40}?,\s*+not\b", True),
     # --- English: a plain factual correction (an API, a version, a name, a flag)
     ("en.factual-gone", r"\b(?:was|were|got|has been|have been|is|are)\s++(?:\w+\s++)?(?:removed|deprecated|dropped|renamed|replaced|retired|deleted)\s++(?:in|since|as of|from|after|years ago|a while ago|long ago|back in|with|to)\b|\b(?:went away|is gone|are gone|disappeared|no longer (?:exists?|works?|supported|available|valid|there)|doesn't exist|does not exist|don't exist|do not exist|never existed|isn't a thing|is not a thing|isn't real|not a real)\b|\brenamed\b(?:[^.?!\n]|\.(?=\S)){1,40}?\bto\b", True),
     ("en.factual-no-such", r"\bthere(?:'s| is| are) no (?:such )?(?:[^.?!\n]|\.(?=\S)){0,30}?\b(?:flag|option|method|function|api|endpoint|command|argument|parameter|param|field|column|table|module|package|class|attribute|property|setting|variable|env var|subcommand|hook|body|version)s?\b|\bthere(?:'s| is| are) no (?:such )?`|\b(?:has|have) no (?:such )?(?:`|[\w.-]+ )?(?:flag|option|method|function|api|endpoint|command|argument|parameter|field|column|attribute|property|setting|subcommand|module|async|level)\b|\bhas no `|\b(?:doesn't|does not|don't|do not) (?:have|ship|support|accept|take|expose|provide|include|know) (?:a |an |any |the )?(?:(?:[\w`./-]+ ){0,2}?(?:flag|option|method|function|api|endpoint|command|argument|parameter|field|column|attribute|property|setting|subcommand|module|mode)s?\b|`|--?\w)(?!(?:[^.?!\n]|\.(?=\S)){0,40}?\byet\b)", True),
@@ -159,7 +159,28 @@ PATTERNS: tuple[Row, ...] = (
     # issue 13 (train8): what the agent made, named as the problem ("your worker opens a raw connection",
     # "the regex you added only accepts hex", "that migration renames meter_id"); a fact, then what the agent did.
     ("en.yours-does", r"(?:(?<!\bwhen )(?<!\bif )(?<!\bensure )(?<!\bsure )(?<!\bthat )(?<!\bonce )(?<!\bafter )(?<!\bbefore )(?<!\bunless )\byour (?:[\w.()`-]+ ){0,2}?[\w.()`-]+|\bthe [\w.()`/-]+(?: [\w.()`/-]+)? you(?:'ve)? (?:wrote|written|added|generated|made|created|return|returned|picked|chose|used|set up|configured|built|changed)(?: [\w.()`/-]+){0,3}?|\b(?:this|that) (?:[\w-]+ )?(?:change|patch|edit|migration|commit|version|fix|script|line|loop|query|code|call|refactor|job)|\bthe (?:[\w-]+ )?(?:change|patch|edit|refactor)) (?:only |still |now |always |also |just |actually |silently |quietly )?(?:deletes|drops|removes|renames|overwrites|wipes|truncates|clobbers|skips|ignores|swallows|leaks|exposes|duplicates|resets|disables|bypasses|loses|hardcodes|opens|prints|puts|emits|assigns|mixes|reads|writes|treats|applies|assumes|accepts|sends|counts|calls|does a|has none|have none|(?:is|are) (?:swapped|reversed|backwards|inverted|flipped))\b|\b(?:this|that) (?:deletes|drops|wipes|truncates|overwrites|clobbers)\b|\bsince your (?:last |latest )?(?:change|fix|edit|patch|commit|refactor)\b|,\s*+not (?:[^.?!,;\n]){1,30}? (?:like|as) (?:you (?:wrote|said|assumed|have|had|put|claimed)|your \w+(?: [\w.-]+){0,3}? (?:says|said|claims))\b|[.;!]\s++you(?:'re| are|'ve| have)? (?:saved|stored|wrote|writing|put|used|using|hardcoded|logged|logging|pushed|committed|called|calling|pointed|imported|skipped|ignored|bypassed|bypassing)\b|\b(?:is|are)\b[^.?!,;\n]{1,40}?,\s*+you(?:'re| are)? (?:check for|checking|using|reading|sending|treating|parsing|passing|saved|stored|wrote|used|assumed|treated|parsed|passed)\b", True),
+    # --- round 11: elliptical "instead" corrections, reproach questions, "as we agreed", "No, X can't ..."
+    # "Not Jest, Vitest." / "Polars, not pandas.": the whole prompt is one replacement.
+    ("en.instead-3", r"^[^\S\n]*+(?:not (?!(?:now|yet|really|sure|today|urgent|much|quite|exactly|at all|that|this|me|us)\b)[\w.:@/+-]++(?: [\w.:@/+-]++)?,\s*+(?:use |it's |but |just )?(?!(?:yes|yeah|ok|okay|sure|thanks|fine|later|maybe|probably)\b)[\w.:@/+-]++(?: [\w.:@/+-]++)?|(?!(?:yes|yeah|ok|okay|sure|thanks|fine|no|nope|maybe|probably|good|great|later|now|tomorrow)\b)[\w.:@/+-]++(?: [\w.:@/+-]++)?,\s*+not (?!(?:now|yet|really|sure|today|urgent|much|quite|exactly|at all|that|this|me|us)\b)[\w.:@/+-]++(?: [\w.:@/+-]++)?)[^\S\n]*+[.!]*+[^\S\n]*+\Z"
+     # "Rather than polling ..., subscribe to ...": a sentence opens with what to stop doing.
+     r"|(?:^|(?<=[.!?][^\S\n]))[^\S\n]*+(?:instead of|rather than) (?:[^.?!,;\n]|\.(?=\S)){1,80}?,\s*+(?:just |please |can you |could you )?[a-z]"
+     # "do the dedupe with a unique index instead of the in-memory set".
+     r"|\b(?:do|handle|implement|redo|make|build|store|compute|track|cache) (?:it|this|that|them|the [\w-]+) (?:with|using|via|through|in|as|on|from) (?:[^.;!?\n]|\.(?=\S)){1,40}? (?:instead of|rather than)\b", False),
+    # "whatever possessed you to ...?", "what's the point of the try/except that just re-raises?", "why on earth is every field nullable now?"
+    ("en.reproach-3", r"\bwhat(?:ever)? (?:possessed|made) you\b|\bwhat(?:'s| is| was) the point of (?:your|all (?:the|these|those)|(?:adding|having|wrapping|catching|keeping|making)\b|the [^.?!\n]{1,40}? (?:that|which) (?:just|only|you|never|always))|\bwhy (?:on earth|the hell|in the world) (?:is|are|does|do) (?:every|all|each|the|this|that|these|those|it|everything)\b[^?.!\n]{0,40}?\b(?:now|suddenly|again)\b", False),
+    # "as we agreed at the start, no ORM in this service".
+    ("en.restate-2", r"\bas we (?:agreed|discussed|decided|settled|said)\b", False),
+    # "react-query v5 calls it isPending now".
+    ("en.factual-3", r"\bcalls? (?:it|them|this|that) [\w.`-]+ (?:now|these days|nowadays)\b", True),
+    # "no, the ROS param name can't change, other nodes read it": a leading No with a prohibition on a
+    # thing (not "we can't ...": the user's own limits answer a question).
+    ("en.no-cant", r"^[^\S\n]*(?:no+|nope|nah)[\s,.!;:\u2014\u2013-]++(?:[^.?!\n]|\.(?=\S)){0,50}?(?<!\bwe )(?<!\bi )(?<!\byou )(?<!\bthey )\b(?:can't|cannot|can not|must not|mustn't|has to stay|needs to stay|must stay|shouldn't change)\b", False),
 )
+
+# A request phrased with "instead" for work still to come: "in the report you're about to write, use a
+# table instead of bullets", "for the new importer, replace ...", "the chat feature you'll build" (round 11).
+_FUTURE_WORK_EN = (r"\byou(?:'re| are) (?:about|going) to\b|\byou(?:'ll| will) (?:write|build|create|add|implement|draft|design|make|set up)\b"
+                   r"|\b(?:that|which) you(?:'ll| will)\b|\b(?:for|in|on) (?:the|a|this|our) new\b|\bthe new [\w-]+(?: [\w-]+)? you\b")
 
 # A judged artefact with a request for work, or somebody else's work: discussing an error.
 _DISCUSSING_EN = r"\b(?:fix|fixes|correct|repair|investigate|debug|look (?:at|into)|find|figure out|check|add|write|make|help|can you|could you|would you|why|how|what|(?:users?|customers?|clients?) (?:report|reported|say|said|complain|complained|see|saw)|vendor|upstream|docs|documentation|coworker|colleague|someone|somebody|qa|support|reports?|reported|the old|legacy|previous)\b"
@@ -177,7 +198,7 @@ _NEW_REQUEST_EN = (
 # (a sentence opens a request for new work, and the agent is never named), or "We never deploy
 # on Fridays, so when you write the checklist ..." (issue 13, train3).
 _RULE_FOR_NEW_WORK_EN = (
-    r"\A(?!(?s:.)*?\byou)(?s:.)*?(?:^|[.!:;][^\S\n]++)(?:so |then )?(?:(?:for|in|on|with|after|once|first)\b[^,.?!\n]{1,50}?,[^\S\n]*+)?(?:please |now )?(?:create|write|build|generate|scaffold|implement|set up|draft|design|plan|configure|prepare|schedule|add)\b"
+    r"\A(?!(?s:.)*?\byou)(?s:.)*?(?:^|[.!:;][^\S\n]++)(?:so |then )?(?:(?:for|in|on|with|after|once|first|keeping|bearing|given|knowing|mindful)\b[^,.?!\n]{1,50}?,[^\S\n]*+)?(?:(?:please|now|next|then|also)\s++){0,2}(?:create|write|build|generate|scaffold|implement|set up|draft|design|plan|configure|prepare|schedule|add)\b"
     r"|\b(?:so|when|once) you (?:write|create|build|generate|scaffold|draft|design|set up|make)\b"
     r"|\byou(?:'re| are) (?:about|going) to (?:write|build|create|add|implement|set up|start|draft|design|make)\b|\bbefore you (?:start|begin)\b"
     r"|\bso (?:please )?(?:write|create|build|generate|scaffold|draft|design|schedule|plan|set up|configure|add|prepare)\b"
@@ -234,11 +255,11 @@ UNLESS: dict[str, str] = {"en.house-only": f"{_UPFRONT_EN}|{_RULE_FOR_NEW_WORK_E
     # An error message quoted by the user: 'fails with "error: the option ... is not valid for C"'.
     "en.factual-like": r"[\"`](?:[^\"`\n]){0,80}?\b(?:isn't|is not|aren't|are not|not) (?:a )?valid\b",
     "en.factual-gone": _REPORTED_EN + r"|\b(?:error|errors|exception|fatal)\b[^\n]{0,80}?\b(?:does not|doesn't) exist\b",
-    "en.more": f"{_REPORTED_EN}|{_THIRD_PARTY_EN}", "en.hedged": _REPORTED_EN, "en.factual-no-such": _REPORTED_EN, "en.fact-status": _REPORTED_EN, "en.should-not": f"{_UPFRONT_EN}|{_REPORTED_EN}",
+    "en.more": f"{_REPORTED_EN}|{_THIRD_PARTY_EN}", "en.hedged": _REPORTED_EN, "en.factual-no-such": _REPORTED_EN, "en.fact-status": _REPORTED_EN, "en.should-not": f"{_UPFRONT_EN}|{_REPORTED_EN}|{_FUTURE_WORK_EN}",
     "en.house-never": _HOUSE_VETO_EN, "en.house-always": _HOUSE_VETO_EN, "en.house-convention": _HOUSE_VETO_EN,
     "en.house-we": _HOUSE_VETO_EN, "en.house-here": _HOUSE_VETO_EN, "en.house-without": _HOUSE_VETO_EN,
     "en.house-frame": f"{_UPFRONT_EN}|{_HOUSE_VETO_EN}", "en.dont-use-x-use-y": _UPFRONT_EN,
-    "en.meant-for": _ASKING_EN, "en.factual-2": f"{_ASKING_EN}|{_NEW_WORK_AFTER_EN}|{_THIRD_PARTY_EN}", "en.instead-2": r"\b(?:for|in) (?:the|a|this) new\b",
+    "en.meant-for": _ASKING_EN, "en.factual-2": f"{_ASKING_EN}|{_NEW_WORK_AFTER_EN}|{_THIRD_PARTY_EN}", "en.instead-2": _FUTURE_WORK_EN, "en.instead-3": _FUTURE_WORK_EN, "en.use-instead": _FUTURE_WORK_EN,
     # "the vendor docs are incorrect, the field is X, not Y": a fact about somebody else's work.
     "en.not-y": f"{_REPORTED_EN}|{_THIRD_PARTY_EN}|{_ANSWER_NO_EN}",
     # "nothing goes to the terminals without a signed manifest. can you draft the OTA job?": a rule for new work.
@@ -249,6 +270,8 @@ UNLESS: dict[str, str] = {"en.house-only": f"{_UPFRONT_EN}|{_RULE_FOR_NEW_WORK_E
 }
 # Like UNLESS, but only a veto that matches where the pattern's match starts.
 UNLESS_AT: dict[str, str] = {
+    # "there's no need to paginate, the table has 40 rows": no missing flag or table (round 11).
+    "en.factual-no-such": r"there(?:'s| is) no need\b",
     # "No need to write tests for this one": an instruction given up front.
     "en.unneeded": r"^[^\S\n]*(?:there's )?no need (?:for|to)\b(?! (?:that|this|those|these|it|all (?:that|this)|a whole|another|so many)\b)(?! \w+ (?:that|this|those|these|it)\b(?! one\b))"
     # ... or goes on to ask for new work: "No need to make it configurable, just hardcode the regions".
@@ -261,7 +284,7 @@ UNLESS_AT: dict[str, str] = {
     # alternative starts with ``^\s*``, so the veto reads the same from wherever a form of en.no
     # starts its match: the line's start, or blank lines before it (the form that
     # tests/detect/test_corrections_linear.py keeps as the reference).
-    "en.no": r"^\s*(?:(?:hmm++|well|ugh|wait|ok(?:ay)?)[\s,.]++)?(?:no+|nope|nah)[\s,.!]++(?:(?:i|we)(?:'m|'ve|'re| am| have| are)? (?:don't|do not|haven't|have not|didn't|did not|not|never|can't|cannot|won't|only|just|mind)\b|(?:it's|it is|that's|that is) (?:a|an|just|only|private|public|fine|ok|okay|all|everything|it)\b|nothing\b|not (?:yet|really|now|today|right now|at the moment)\b|just (?:the|this|that|one|a)\b|go ahead|go on\b|carry on|keep going|skip it|all good|looks good|either\b|whatever|(?:this|it) is (?:a|an) |[^.?!\n]{0,50}?\b(?:thanks|thank you|yet|nothing else|the whole|for now)\b|[^.?!\n]{0,40}?\b(?:unrelated|not related|nothing to do with|irrelevant|is fine|are fine|on my (?:side|machine|end)|that's all|that's it)\b)|^\s*(?:no+|nope|nah)[\s,.!;:—–-]++(?:[^.?!\n]|\.(?=\S)){0,50}?(?:\b|(?<=\s))(?:can (?:be removed|be deleted|be dropped|go|stay|wait)|not urgent|isn't urgent|no rush|nobody (?:uses|calls|needs|reads)|go ahead|(?:is|it's) (?:private|public|internal)|\b(?:can|could|may)\b(?! not\b|n't)|go for it)|^\s*(?:no+|nope|nah)[\s,.!;:—–-]++(?=\S)(?!(?s:.){0,300}?(?:\bnot\b|n't\b|\binstead\b|\brather\b|\bwrong\b|\brevert|\bundo\b|\bkeep\b|\bstop\b|\bnever\b|\bthat's\b|\bthat is\b|\bthis is\b|\bit's\b|\bi (?:said|meant|asked|told|wanted)\b|\bshould\b|\bmust\b|\bno\b|\bnope\b|\bbut\b|\bbreak|\buse\b|\bleave\b|\bbelongs?\b|\bwe \w+\b|\bonly\b|!|\bhas to\b|\bneeds? to\b|\bthe [\w.`-]+ (?:is|are|was|lives|goes)\b|\bback\b|\bagain\b))"
+    "en.no": r"^\s*(?:(?:hmm++|well|ugh|wait|ok(?:ay)?)[\s,.]++)?(?:no+|nope|nah)[\s,.!]++(?:(?:i|we)(?:'m|'ve|'re| am| have| are)? (?:don't|do not|haven't|have not|didn't|did not|not|never|can't|cannot|won't|only|just|mind)\b|(?:it's|it is|that's|that is) (?:a|an|just|only|private|public|fine|ok|okay|all|everything|it)\b|nothing\b|not (?:yet|really|now|today|right now|at the moment)\b|just (?:the|this|that|one|a)\b|go ahead|go on\b|carry on|keep going|skip it|all good|looks good|either\b|whatever|(?:this|it) is (?:a|an) |(?:it's|it is|this is) (?:the|my|our) first time\b|(?:it's|it is|we're|we are|they're|they are|all) (?:on )?[\w.+-]+(?: [\w.+-]+){0,2}? (?:on|across|in|for) (?:all|every|each|both)\b(?![^.?!\n]{0,40}?\bnot\b)|[^.?!\n]{0,50}?\b(?:thanks|thank you|yet|nothing else|the whole|for now)\b|[^.?!\n]{0,40}?\b(?:unrelated|not related|nothing to do with|irrelevant|is fine|are fine|on my (?:side|machine|end)|that's all|that's it)\b)|^\s*(?:no+|nope|nah)[\s,.!;:—–-]++(?:[^.?!\n]|\.(?=\S)){0,50}?(?:\b|(?<=\s))(?:can (?:be removed|be deleted|be dropped|go|stay|wait)|not urgent|isn't urgent|no rush|nobody (?:uses|calls|needs|reads)|go ahead|(?:is|it's) (?:private|public|internal)|\b(?:can|could|may)\b(?! not\b|n't|'t\b)|go for it)|^\s*(?:no+|nope|nah)[\s,.!;:—–-]++(?=\S)(?!(?s:.){0,300}?(?:\bnot\b|n't\b|\binstead\b|\brather\b|\bwrong\b|\brevert|\bundo\b|\bkeep\b|\bstop\b|\bnever\b|\bthat's\b|\bthat is\b|\bthis is\b|\bit's\b|\bi (?:said|meant|asked|told|wanted)\b|\bshould\b|\bmust\b|\bno\b|\bnope\b|\bbut\b|\bbreak|\buse\b|\bleave\b|\bbelongs?\b|\bwe \w+\b|\bonly\b|!|\bhas to\b|\bneeds? to\b|\bthe [\w.`-]+ (?:is|are|was|lives|goes)\b|\bback\b|\bagain\b))"
            r"|^\s*(?:no+|nope|nah)[\s,.!]++no [\w.-]+ (?:on|in|at|for) (?:the|our|this|that|any)\b"
            r"(?!(?s:.){0,300}?(?:\byou|\bi (?:said|meant|asked|told)\b|\bwrong\b|\binstead\b|\brevert|\bundo\b|\bback\b|\bagain\b))"
            r"|^\s*(?:no+|nope|nah)[\s,.!]++(?:the|our|all|these|those) [\w.-]+(?: [\w.-]+){0,2} (?:only|(?:is|are) all|all"
@@ -294,6 +317,7 @@ REST = (
         ('wrong', 'same bug', 'incorrect', 'same error', 'same issue', 'same failure', 'same mistake', 'same problem', 'still broken', 'after your fix', 'same exception', 'after your edit', 'still not fixed', 'still not right', 'after your patch', 'after your change', 'after your commit', 'still not correct', 'still not working'),
     ),
     (  # en.didnt-work
+        ('the fix', 'the code', 'the edit', 'your fix', 'the patch', 'your code', 'your edit', 'the change', 'your patch', 'the version', 'your change', 'the approach', 'the solution', 'your version', 'your approach', 'your solution', 'the suggestion', 'your suggestion'),
     ),
     (  # en.not-what-i-asked
     ),
@@ -469,6 +493,19 @@ REST = (
     ),
     (  # en.yours-does
         ('the ', 'that ', 'this ', 'your ', ' as you', 'you put', 'you used', ' like you', ' you made', 'you saved', 'you using', 'you wrote', ' you added', ' you built', ' you chose', 'you called', 'you logged', 'you parsed', 'you passed', 'you pushed', 'you stored', "you're put", "you've put", ' you picked', ' you return', ' you set up', 'you are put', 'you assumed', 'you calling', 'you ignored', 'you logging', 'you parsing', 'you passing', 'you pointed', 'you reading', 'you sending', 'you skipped', 'you treated', 'you writing', "you're used", "you've used", ' you changed', ' you created', ' you written', " you've made", 'you are used', 'you bypassed', 'you checking', 'you have put', 'you imported', 'you treating', "you're saved", "you're using", "you're wrote", "you've saved", "you've using", "you've wrote", " you've added", " you've built", " you've chose", 'you are saved', 'you are using', 'you are wrote', 'you bypassing', 'you check for', 'you committed', 'you hardcoded', 'you have used', "you're called", "you're logged", "you're parsed", "you're passed", "you're pushed", "you're stored", "you've called", "you've logged", "you've pushed", "you've stored", ' you generated', " you've picked", " you've return", " you've set up", 'you are called', 'you are logged', 'you are parsed', 'you are passed', 'you are pushed', 'you are stored', 'you have saved', 'you have using', 'you have wrote', "you're assumed", "you're calling", "you're ignored", "you're logging", "you're parsing", "you're passing", "you're pointed", "you're reading", "you're sending", "you're skipped", "you're treated", "you're writing", "you've calling", "you've ignored", "you've logging", "you've pointed", "you've skipped", "you've writing", ' you configured', " you've changed", " you've created", " you've written", 'you are assumed', 'you are calling', 'you are ignored', 'you are logging', 'you are parsing', 'you are passing', 'you are pointed', 'you are reading', 'you are sending', 'you are skipped', 'you are treated', 'you are writing', 'you have called', 'you have logged', 'you have pushed', 'you have stored', "you're bypassed", "you're checking", "you're imported", "you're treating", "you've bypassed", "you've imported", 'you are bypassed', 'you are checking', 'you are imported', 'you are treating', 'you have calling', 'you have ignored', 'you have logging', 'you have pointed', 'you have skipped', 'you have writing', "you're bypassing", "you're check for", "you're committed", "you're hardcoded", "you've bypassing", "you've committed", "you've hardcoded", " you've generated", 'you are bypassing', 'you are check for', 'you are committed', 'you are hardcoded', 'you have bypassed', 'you have imported', " you've configured", 'you have bypassing', 'you have committed', 'you have hardcoded'),
+    ),
+    (  # en.instead-3
+        ('not ', ' instead of', 'instead of ', ' rather than', 'rather than '),
+    ),
+    (  # en.reproach-3
+    ),
+    (  # en.restate-2
+        ('as we said', 'as we agreed', 'as we decided', 'as we settled', 'as we discussed'),
+    ),
+    (  # en.factual-3
+        ('call it ', 'calls it ', 'call that ', 'call them ', 'call this ', 'calls that ', 'calls them ', 'calls this '),
+    ),
+    (  # en.no-cant
     ),
 )
 # ---- end of other needle groups -----------------------------------------------------------------

@@ -90,13 +90,18 @@ NAMES = (
     'en.meant-for',
     'en.instead-2',
     'en.yours-does',
+    'en.instead-3',
+    'en.reproach-3',
+    'en.restate-2',
+    'en.factual-3',
+    'en.no-cant',
 )
 FIRST = (
     ('no', 'nah'),  # en.no
     ("it's", 'it is', 'thats', "that's", "you're", 'that is', 'this is', 'you are', 'that was', 'this was', 'you were'),  # en.thats-wrong
-    ('hack', 'messy', 'worse', 'a mess', 'answer', 'output', 'result', 'sloppy', 'garbage', 'way off', 'nonsense', "it can't ", "it won't ", 'it cannot ', 'calculation', "don't look ", "don't seem ", "it doesn't ", "that can't ", "that won't ", "this can't ", "this won't ", "didn't look ", "didn't seem ", "don't sound ", 'it does not ', 'it will not ', "it wouldn't ", 'that cannot ', 'this cannot ', "didn't sound ", "doesn't look ", "doesn't seem ", "that doesn't ", "this doesn't ", 'does not look ', 'does not seem ', "doesn't sound ", 'that does not ', 'that will not ', "that wouldn't ", 'this does not ', 'this will not ', "this wouldn't ", 'does not sound '),  # en.looks-wrong
+    ('hack', "can't", 'messy', 'right', "won't", 'worse', 'a mess', 'answer', 'cannot', 'output', 'result', 'sloppy', 'correct', "doesn't", 'garbage', 'way off', 'does not', 'nonsense', 'will not', "wouldn't", 'calculation'),  # en.looks-wrong
     ('same ', 'wrong', 'still ', 'incorrect', 'after your '),  # en.still-wrong
-    ('the fix', 'the code', 'the edit', 'your fix', 'the patch', 'your code', 'your edit', 'the change', 'your patch', 'the version', 'your change', 'the approach', 'the solution', 'your version', 'your approach', 'your solution', 'the suggestion', 'your suggestion'),  # en.didnt-work
+    ("isn't", "won't", "didn't", 'is not', 'did not', "doesn't", 'does not'),  # en.didnt-work
     ('is bogus', 'not the ', 'you got ', 'are bogus', 'not what ', 'was bogus', 'is made up', "it's bogus", 'were bogus', 'are made up', 'is invented', 'was made up', "you've got ", 'are invented', "it's made up", "that's bogus", 'was invented', 'were made up', 'is fabricated', "isn't what i ", "it's invented", 'were invented', 'are fabricated', "that's made up", 'was fabricated', 'is hallucinated', "it's fabricated", "that's invented", 'were fabricated', 'are hallucinated', 'was hallucinated', "it's hallucinated", "that's fabricated", 'were hallucinated', 'where did you get', 'opposite of what i ', "that's hallucinated", 'different from what i '),  # en.not-what-i-asked
     ('i said', 'i meant', 'i needed', 'i wanted', 'i asked for'),  # en.i-wanted-x-not-y
     ('we put', 'we run', 'we use', 'we call', 'we keep', 'we name', 'we write', 'we prefer', 'we just put', 'we just run', 'we just use', 'we only put', 'we only run', 'we only use', 'we just call', 'we just keep', 'we just name', 'we only call', 'we only keep', 'we only name', 'we always put', 'we always run', 'we always use', 'we just write', 'we only write', 'we always call', 'we always keep', 'we always name', 'we just prefer', 'we only prefer', 'we always write', 'we always prefer'),  # en.we-use-x-not-y
@@ -126,7 +131,7 @@ FIRST = (
     ('only',),  # en.house-only
     ('existing', 'our style', 'the style', 'house style', 'other files', 'other tests', 'the pattern', 'the rest of', 'what we have', "what's there", 'already there', 'how the other', 'other modules', 'other scripts', 'the way other', 'what is there', 'already in the', 'other handlers', 'other packages', 'other services', 'the convention', 'other endpoints', 'already in place', 'other components', 'the way the other', 'like all the other ', 'like elsewhere in the ', 'like everywhere else in the '),  # en.house-follow
     ('without',),  # en.house-without
-    ('raw', 'bare', 'star', 'magic', 'print', 'direct', 'global', 'inline', 'mutable', 'relative', 'wildcard', 'hardcoded', 'hard-coded', 'in our org', 'around here', 'console.log', 'in our repo', 'in our shop', 'in our team', 'in this org', 'in this repo', 'in this shop', 'in this team', 'commented-out', 'in our company', 'in our project', 'in our codebase', 'in our monorepo', 'in this company', 'in this project', 'in our code base', 'in this codebase', 'in this monorepo', 'in this code base'),  # en.house-here
+    ('no raw', 'no bare', 'no star', 'no magic', 'no print', 'no direct', 'no global', 'no inline', 'in our org', 'no mutable', 'around here', 'in our repo', 'in our shop', 'in our team', 'in this org', 'no more raw', 'no relative', 'no wildcard', 'in this repo', 'in this shop', 'in this team', 'no hardcoded', 'no more bare', 'no more star', 'no hard-coded', 'no more magic', 'no more print', 'in our company', 'in our project', 'no console.log', 'no more direct', 'no more global', 'no more inline', 'in our codebase', 'in our monorepo', 'in this company', 'in this project', 'no more mutable', 'in our code base', 'in this codebase', 'in this monorepo', 'no commented-out', 'no more relative', 'no more wildcard', 'in this code base', 'no more hardcoded', 'no more hard-coded', 'no more console.log', 'no more commented-out'),  # en.house-here
     ('not',),  # en.not-y
     ('deleted', 'dropped', 'is gone', 'removed', 'renamed', 'retired', 'are gone', 'replaced', 'went away', 'deprecated', "isn't real", 'not a real', 'disappeared', "don't exist", 'do not exist', "doesn't exist", "isn't a thing", 'never existed', 'does not exist', 'is not a thing', 'no longer work', 'no longer exist', 'no longer there', 'no longer valid', 'no longer available', 'no longer supported'),  # en.factual-gone
     ("don't ", 'do not ', 'has no ', "doesn't ", 'have no ', 'does not ', "there's no ", 'there is no ', 'there are no '),  # en.factual-no-such
@@ -136,7 +141,7 @@ FIRST = (
     ('ours', 'what we use', 'what we want', 'the one we use', 'what we agreed', 'what we asked for'),  # en.not-ours
     (' you did', ' you put', ' you ran', ' you gave', ' you give', ' you made', ' you used', ' you added', ' you chose', ' you wrote', ' you edited', ' you listed', ' you picked', ' you pushed', " you've did", " you've put", " you've ran", ' you changed', ' you created', ' you deleted', ' you removed', ' you renamed', ' you touched', " you've gave", " you've give", " you've made", " you've used", ' you computed', ' you produced', ' you proposed', ' you returned', " you've added", " you've chose", " you've wrote", ' you committed', ' you generated', ' you mentioned', ' you suggested', " you've edited", " you've listed", " you've picked", " you've pushed", ' you calculated', ' you introduced', " you've changed", " you've created", " you've deleted", " you've removed", " you've renamed", " you've touched", " you've computed", " you've produced", " you've proposed", " you've returned", " you've committed", " you've generated", " you've mentioned", " you've suggested", " you've calculated", " you've introduced"),  # en.your-output
     ('again', "i've ", 'noted', 'agreed', 'stated', 'i said ', 'like i ', 'nd time', 'per my ', 'rd time', 'st time', 'th time', 'i repeat', 'i wrote ', 'remember', 'reminder', 'discussed', 'explained', 'mentioned', 'once more', 'to repeat', "i'll repeat", 'let me repeat', 'repeating myself'),  # en.restate
-    ('i do', "i'd ", 'close', 'almost', 'nearly', 'quite ', 'i would ', "i'm not ", 'totally ', 'all that ', 'entirely ', 'i am not ', 'not quite', 'not sure ', "wouldn't ", "shouldn't ", 'completely ', 'should not ', 'not so sure ', 'i have doubts', 'particularly ', 'i have my doubts'),  # en.hedged
+    ('i do', "i'd ", 'close', 'right', 'almost', 'nearly', 'correct', 'i would ', "i'm not ", 'i am not ', 'not quite', 'not sure ', "wouldn't ", "shouldn't ", 'should not ', 'not so sure ', 'i have doubts', 'i have my doubts'),  # en.hedged
     ('are you ',),  # en.are-you-sure
     ('ugh', 'wtf', 'who ', 'really', 'come on', 'how is ', 'what ma', 'why is ', 'did you ', 'had you ', 'how was ', 'why are ', 'why did ', 'have you ', 'seriously', 'why does ', 'where did ', 'since when ', 'what the fuck', 'what the heck', 'what the hell', "you're kidding", 'are you kidding', 'are you serious', 'you are kidding'),  # en.reproach
     ('bad', 'dumb', "it's", 'poor', 'awful', 'it is', 'thats', 'stupid', "that's", 'that is', 'this is', 'useless', 'horrible', 'insecure', 'it feel ', 'it look ', 'it seem ', 'overkill', 'terrible', 'that was', 'this was', 'dangerous', 'it feels ', 'it looks ', 'it seems ', 'it sound ', 'pointless', 'redundant', 'we never ', 'is off by ', 'it sounds ', 'that feel ', 'that look ', 'that seem ', 'this feel ', 'this look ', 'this seem ', "we didn't ", 'superfluous', 'that feels ', 'that looks ', 'that seems ', 'that sound ', 'these feel ', 'these look ', 'these seem ', 'this feels ', 'this looks ', 'this seems ', 'this sound ', 'those feel ', 'those look ', 'those seem ', 'we did not ', 'that sounds ', 'these feels ', 'these looks ', 'these seems ', 'these sound ', 'this sounds ', 'those feels ', 'those looks ', 'those seems ', 'those sound ', 'these sounds ', 'those sounds ', 'overengineered', 'we just never ', 'over-engineered', "we just didn't ", 'we just did not ', 'we really never ', "we really didn't ", 'we honestly never ', 'we really did not ', 'we certainly never ', "we honestly didn't ", "we certainly didn't ", 'we definitely never ', 'we honestly did not ', 'we certainly did not ', "we definitely didn't ", 'we definitely did not '),  # en.judged
@@ -171,6 +176,11 @@ FIRST = (
     ('meant', 'intended', 'supposed'),  # en.meant-for
     (' rather than',),  # en.instead-2
     ('puts', 'calls', 'drops', 'emits', 'leaks', 'loses', 'mixes', 'opens', 'reads', 'sends', 'skips', 'wipes', 'counts', 'does a', 'prints', 'resets', 'treats', 'writes', ' as you', 'accepts', 'applies', 'assigns', 'assumes', 'deletes', 'exposes', 'ignores', 'removes', 'renames', 'you put', 'bypasses', 'clobbers', 'disables', 'has none', 'swallows', 'you used', ' like you', 'hardcodes', 'have none', 'truncates', 'you saved', 'you using', 'you wrote', 'duplicates', 'is flipped', 'is swapped', 'you called', 'you logged', 'you parsed', 'you passed', 'you pushed', 'you stored', "you're put", "you've put", 'are flipped', 'are swapped', 'is inverted', 'is reversed', 'since your ', 'you are put', 'you assumed', 'you calling', 'you ignored', 'you logging', 'you parsing', 'you passing', 'you pointed', 'you reading', 'you sending', 'you skipped', 'you treated', 'you writing', "you're used", "you've used", 'are inverted', 'are reversed', 'is backwards', 'you are used', 'you bypassed', 'you checking', 'you have put', 'you imported', 'you treating', "you're saved", "you're using", "you're wrote", "you've saved", "you've using", "you've wrote", 'are backwards', 'you are saved', 'you are using', 'you are wrote', 'you bypassing', 'you check for', 'you committed', 'you hardcoded', 'you have used', "you're called", "you're logged", "you're parsed", "you're passed", "you're pushed", "you're stored", "you've called", "you've logged", "you've pushed", "you've stored", 'you are called', 'you are logged', 'you are parsed', 'you are passed', 'you are pushed', 'you are stored', 'you have saved', 'you have using', 'you have wrote', "you're assumed", "you're calling", "you're ignored", "you're logging", "you're parsing", "you're passing", "you're pointed", "you're reading", "you're sending", "you're skipped", "you're treated", "you're writing", "you've calling", "you've ignored", "you've logging", "you've pointed", "you've skipped", "you've writing", 'you are assumed', 'you are calling', 'you are ignored', 'you are logging', 'you are parsing', 'you are passing', 'you are pointed', 'you are reading', 'you are sending', 'you are skipped', 'you are treated', 'you are writing', 'you have called', 'you have logged', 'you have pushed', 'you have stored', "you're bypassed", "you're checking", "you're imported", "you're treating", "you've bypassed", "you've imported", 'you are bypassed', 'you are checking', 'you are imported', 'you are treating', 'you have calling', 'you have ignored', 'you have logging', 'you have pointed', 'you have skipped', 'you have writing', "you're bypassing", "you're check for", "you're committed", "you're hardcoded", "you've bypassing", "you've committed", "you've hardcoded", 'you are bypassing', 'you are check for', 'you are committed', 'you are hardcoded', 'you have bypassed', 'you have imported', 'you have bypassing', 'you have committed', 'you have hardcoded'),  # en.yours-does
+    ('not ', 'instead of', 'rather than'),  # en.instead-3
+    ('at made you', 'y on earth do ', 'y on earth is ', 'y the hell do ', 'y the hell is ', 'atever made you', 'y on earth are ', 'y the hell are ', 'at possessed you', 'y on earth does ', 'y the hell does ', "at's the point of ", 'y in the world do ', 'y in the world is ', 'at is the point of ', 'y in the world are ', 'at was the point of ', 'atever possessed you', 'y in the world does '),  # en.reproach-3
+    ('as we ',),  # en.restate-2
+    ('call ', 'calls '),  # en.factual-3
+    ("can't", 'cannot', 'can not', "mustn't", 'must not', 'must stay', 'has to stay', 'needs to stay', "shouldn't change"),  # en.no-cant
 )
 # For a long prompt: the first three characters of each needle of FIRST -> the positions of
 # the patterns whose first group holds it; SHORT: the patterns with a shorter needle.
@@ -202,7 +212,7 @@ BY_GRAM = {
     'aft': (3,),
     'aga': (15, 22, 43),
     'agr': (43,),
-    'all': (22, 44, 57, 71),
+    'all': (22, 57, 71),
     'alm': (44,),
     'alr': (32,),
     'alw': (57,),
@@ -214,15 +224,17 @@ BY_GRAM = {
     'app': (78,),
     'are': (5, 36, 38, 39, 45, 46, 58, 60, 62, 71, 73, 78),
     'aro': (34,),
-    'as ': (12, 68),
+    'as ': (12, 68, 81),
     'ask': (12, 67, 74),
     'ass': (23, 78),
+    'at ': (80,),
+    "at'": (80,),
+    'ate': (80,),
     'ava': (71,),
     'avo': (28,),
     'awe': (72,),
     'awf': (47,),
     'bad': (47,),
-    'bar': (34,),
     'bas': (75,),
     'bef': (62,),
     'bli': (75,),
@@ -233,28 +245,27 @@ BY_GRAM = {
     'bug': (53,),
     'but': (40, 70),
     'byp': (78,),
-    'cal': (2, 71, 78),
-    'can': (60, 68, 71),
+    'cal': (2, 71, 78, 82),
+    'can': (2, 60, 68, 71, 83),
     'car': (75,),
     'cha': (74,),
     'che': (72,),
     'clo': (44, 78),
-    'com': (34, 44, 46, 70),
-    'con': (30, 34, 57, 70, 73, 75),
+    'com': (46, 70),
+    'con': (30, 57, 70, 73, 75),
     'coo': (72,),
-    'cor': (63,),
+    'cor': (2, 44, 63),
     'cou': (68, 69, 78),
     'dan': (47,),
     'del': (36, 78),
     'dep': (36, 60, 65, 71),
-    'did': (2, 12, 46, 52, 68, 74),
+    'did': (4, 12, 46, 52, 68, 74),
     'dif': (5,),
-    'dir': (34,),
     'dis': (36, 43, 78),
     'do ': (20, 25, 28, 36, 37, 70, 71, 74),
-    'doe': (2, 36, 37, 60, 71, 73, 78),
+    'doe': (2, 4, 36, 37, 60, 71, 73, 78),
     'doi': (9,),
-    'don': (2, 20, 25, 28, 36, 37, 70, 73),
+    'don': (20, 25, 28, 36, 37, 70, 73),
     'dro': (36, 60, 65, 71, 78),
     'dum': (47,),
     'dup': (78,),
@@ -263,7 +274,6 @@ BY_GRAM = {
     'eff': (75,),
     'emi': (71, 78),
     'eno': (74,),
-    'ent': (44,),
     'ere': (54,),
     'ess': (75,),
     'eve': (22, 57, 70),
@@ -274,7 +284,6 @@ BY_GRAM = {
     'for': (70,),
     'gar': (2,),
     'giv': (71,),
-    'glo': (34,),
     'goo': (72,),
     'got': (71,),
     'gre': (72,),
@@ -284,8 +293,8 @@ BY_GRAM = {
     'had': (46,),
     'hal': (23,),
     'han': (70,),
-    'har': (34, 78),
-    'has': (37, 71, 78),
+    'har': (78,),
+    'has': (37, 71, 78, 83),
     'hav': (37, 46, 68, 71, 78),
     'hel': (74,),
     'her': (70,),
@@ -315,13 +324,12 @@ BY_GRAM = {
     'in ': (34,),
     'ina': (75,),
     'inc': (3, 53),
-    'inl': (34,),
-    'ins': (47, 66),
+    'ins': (47, 66, 79),
     'int': (76,),
     'inv': (23, 53),
-    'is ': (5, 11, 36, 38, 39, 47, 60, 62, 71, 78),
-    'isn': (5, 36, 39, 58, 62, 71, 73),
-    'it ': (1, 2, 39, 47, 50),
+    'is ': (4, 5, 11, 36, 38, 39, 47, 60, 62, 71, 78),
+    'isn': (4, 5, 36, 39, 58, 62, 71, 73),
+    'it ': (1, 39, 47, 50),
     "it'": (1, 5, 38, 39, 47, 50, 58, 60),
     'kee': (70,),
     'kil': (11, 60),
@@ -333,7 +341,6 @@ BY_GRAM = {
     'loo': (60, 72),
     'los': (71, 78),
     'lov': (72,),
-    'mag': (34,),
     'mak': (23,),
     'man': (70,),
     'mat': (74,),
@@ -345,19 +352,19 @@ BY_GRAM = {
     'mis': (63, 75),
     'mix': (63, 78),
     'muc': (72,),
-    'mut': (34,),
+    'mus': (83,),
     'nah': (0,),
     'nam': (70,),
     'nd ': (13, 43),
     'nea': (44,),
-    'nee': (71,),
+    'nee': (71, 83),
     'nev': (20, 28, 36, 57, 71),
     'nic': (72,),
-    'no ': (10, 28, 36, 60),
+    'no ': (10, 28, 34, 36, 60),
     'no-': (28,),
     'nob': (28,),
     'non': (2, 70),
-    'not': (5, 9, 10, 35, 36, 43, 44, 57, 58, 63, 73),
+    'not': (5, 9, 10, 35, 36, 43, 44, 57, 58, 63, 73, 79),
     'obl': (70,),
     'obs': (71,),
     'onc': (43,),
@@ -369,7 +376,7 @@ BY_GRAM = {
     'our': (32, 39, 41),
     'out': (2, 71),
     'ove': (10, 47, 69),
-    'par': (44, 71),
+    'par': (71,),
     'per': (43, 61, 72),
     'pin': (70,),
     'poi': (47,),
@@ -377,15 +384,14 @@ BY_GRAM = {
     'poo': (47,),
     'pra': (30,),
     'pre': (23, 71, 75),
-    'pri': (34, 78),
+    'pri': (78,),
     'put': (70, 78),
-    'qui': (44, 74, 75),
-    'raw': (34,),
+    'qui': (74, 75),
+    'rat': (79,),
     'rd ': (13, 43),
     'rea': (46, 71, 78),
     'rec': (71,),
     'red': (47,),
-    'rel': (34,),
     'rem': (36, 43, 60, 65, 71, 78),
     'ren': (36, 60, 71, 78),
     'rep': (36, 43, 74),
@@ -393,7 +399,7 @@ BY_GRAM = {
     'res': (2, 26, 78),
     'ret': (36, 60, 71),
     'rev': (26, 55),
-    'rig': (63,),
+    'rig': (2, 44, 63),
     'rol': (26, 55),
     'rui': (11,),
     'rul': (30, 57, 70),
@@ -404,7 +410,7 @@ BY_GRAM = {
     'see': (60,),
     'sen': (78,),
     'ser': (46,),
-    'sho': (44, 66, 73),
+    'sho': (44, 66, 73, 83),
     'sil': (75,),
     'sin': (46, 78),
     'ski': (78,),
@@ -412,7 +418,7 @@ BY_GRAM = {
     'sol': (72, 73),
     'sor': (75,),
     'st ': (43,),
-    'sta': (30, 34, 43, 71),
+    'sta': (30, 43, 71),
     'sti': (3, 49),
     'sto': (20, 24, 56, 70),
     'stu': (47,),
@@ -425,14 +431,13 @@ BY_GRAM = {
     'tel': (74,),
     'ter': (47,),
     'th ': (13, 43),
-    'tha': (1, 2, 5, 9, 38, 39, 40, 47, 50, 58, 60, 72),
-    'the': (4, 30, 32, 37, 38, 39, 41, 47, 50, 61),
-    'thi': (1, 2, 39, 47, 50, 58, 60, 72),
+    'tha': (1, 5, 9, 38, 39, 40, 47, 50, 58, 60, 72),
+    'the': (30, 32, 37, 38, 39, 41, 47, 50, 61),
+    'thi': (1, 39, 47, 50, 58, 60, 72),
     'tho': (39, 40, 47, 50, 58),
     'to ': (43,),
     'tol': (12, 67),
     'too': (10,),
-    'tot': (44,),
     'tra': (70,),
     'tre': (78,),
     'tru': (78,),
@@ -455,22 +460,22 @@ BY_GRAM = {
     'whe': (5, 46, 67, 74),
     'who': (46, 60),
     'why': (46, 74),
-    'wil': (34, 71),
+    'wil': (2, 71),
     'wip': (78,),
     'wit': (33, 61),
-    'won': (71,),
+    'won': (2, 4, 71),
     'wor': (2, 72),
-    'wou': (44, 68, 69, 71, 73),
+    'wou': (2, 44, 68, 69, 71, 73),
     'wri': (70, 78),
     'wro': (3, 19, 53, 75),
     'wtf': (46,),
     'y a': (54,),
-    'y i': (54,),
-    'y o': (54,),
-    'y t': (54,),
+    'y i': (54, 80),
+    'y o': (54, 80),
+    'y t': (54, 80),
     "y'd": (54,),
     'yet': (75,),
     'yie': (71,),
-    'you': (1, 4, 5, 8, 14, 16, 17, 46, 48, 51, 52, 62, 78),
+    'you': (1, 5, 8, 14, 16, 17, 46, 48, 51, 52, 62, 78),
 }
 SHORT = (0,)

@@ -99,6 +99,22 @@ PATTERNS: tuple[Row, ...] = (
     # A rule, then the agent's work that breaks it: "siempre reversibles, y la tuya no tiene down",
     # "llevan el ID del ticket delante, los tuyos no", "nada de asignaciones ..., y tu versión crea ..."
     ("es.house-yours", r"\b(?:siempre|nunca|jam[aá]s|nada de|solo|s[oó]lo|llevan?|van|no se \w+)\b(?:[^.?!\n]){0,60}?[,;]\s*+(?:y |pero |mientras que )?(?:(?:el|la|los|las) tuy[oa]s?|tu (?:versi[oó]n|migraci[oó]n|cambio|commit|c[oó]digo|script|pr|parche|query|consulta|implementaci[oó]n|funci[oó]n|test)|tus (?:commits|cambios|tests|migraciones|scripts)|acabas de)\b", False),
+    # --- issue 13, round 11: elliptical replacements, plain facts, reproach and hedged questions, restating
+    # "No con `time.Sleep`, con un `sync.WaitGroup`", "con Vitest, no con Jest", "mejor con ffprobe que parseando ...",
+    # "no es `pip install`, es `uv add`", "Postgres, no MySQL." (a bare "X, no Y." opening the prompt)
+    ("es.instead-short", r"^[^\S\n]*+(?:no )?con (?:[^,.?!\n]|\.(?=\S)){1,40}?,\s*+(?:no )?con\b|^[^\S\n]*+(?:mejor con [^.?!\n]{1,50}?|con [^.?!,\n]{1,40}? mejor) que (?:con|a mano|a pelo|\w+(?:ando|iendo))\b|\bno es `[^`\n]{1,40}`,\s*+es\b|^[^\S\n]*+(?!(?:gracias|vale|ok|bueno|hoy|ahora|s[ií]|claro|perfecto|genial|tranqui|vaya|uy|pues|ya)\b)[\w.`+#-]+(?: [\w.`+#-]+)?,\s*+no (?!(?:pasa|hay|s[eé]|es|hace|importa|te|me|lo|la|se|creo|gracias|ahora|todav[ií]a|a[uú]n|tanto|mucho|pasada)\b)[\w.`+#-]+(?: [\w.`+#-]+)?[^\S\n]*+(?:[.!]|$)", True),
+    # Facts with no judgement word: "en Vite las variables de entorno tienen que empezar por VITE_", "Charges es la api
+    # vieja", "Spring Boot 3 exige Java 17 como mínimo"
+    ("es.fact-plain", r"^[^\S\n]*+en (?!(?:el|la|los|las|este|esta|ese|esa|producci[oó]n|prod|local|staging|main|master|casa|general|nuestro|nuestra|mi|su)\b)[\w.-]+(?: v?\d[\w.]*)? (?:el|la|los|las) [^.?!,\n]{1,30}? (?:tienen? que|deben?|han de) (?:empezar|comenzar|terminar|acabar|ir|llevar)\b|\b(?:es|son) (?:de )?(?:la|el) (?:api|sdk|sintaxis|versi[oó]n|forma|interfaz|flujo) (?:vieja|viejo|antigua|antiguo|legacy|anterior|obsolet[oa]|deprecad[oa])\b|\b(?:exige|requiere)\b[^.?!\n]{1,30}?\b(?:como )?m[ií]nimo\b", True),
+    # Reproach: "¿a quién se le ocurre ...?", "¿cuál fue la idea de ...?", "¿no ibas a ejecutarlos ...?", "¿dónde está el
+    # control de errores que había antes?"
+    ("es.reproach-5", r"\ba qui[eé]n se le (?:ocurre|ocurri[oó]|ha ocurrido)\b|\bcu[aá]l (?:fue|era|es) la idea de\b|\bqu[eé] idea (?:fue|es) esa\b|\bno ibas a\b|\bd[oó]nde (?:est[aá]n?|qued[oó]|quedaron) (?:el|la|los|las) [^?.!\n]{1,40}? que (?:hab[ií]a|estaba|estaban|ten[ií]amos|hab[ií]amos)\b", False),
+    # Hedged disagreement: "igual es cosa mía, pero ...", "me parece raro que ..., ¿no debería ...?"
+    ("es.hedged-6", r"\b(?:igual|quiz[aá]s?|a lo mejor|puede que|tal vez) (?:es|sea) (?:cosa|man[ií]a|impresi[oó]n) m[ií]a\b|\bme parece (?:raro|extra[ñn]o)\b[^\n]{0,100}?¿[^?\n]{0,20}?\bno (?:deber[ií]a|ser[ií]a|tendr[ií]a|habr[ií]a|falta|va)\b", False),
+    # Restating what was agreed: "lo hablamos al empezar, ...", "como quedamos al principio"
+    ("es.restate-2", r"\blo (?:hablamos|acordamos|quedamos|dijimos|decidimos|hab[ií]amos (?:hablado|acordado|dicho|quedado)) (?:al (?:empezar|principio|inicio)|antes|ayer|en la (?:reuni[oó]n|llamada|daily))\b|\bcomo (?:quedamos|acordamos|dijimos|hablamos|decidimos) (?:al (?:principio|empezar|inicio)|antes|ayer)\b|\bconforme (?:a lo que )?(?:quedamos|acordamos|hablamos)\b", False),
+    # Praise, then what is worse now: "gracias, funciona, aunque ahora el endpoint tarda el doble"
+    ("es.after-praise-3", r"^[^\S\n]*+(?:gracias|genial|perfecto|vale|bien|ok|funciona|ya funciona|va|guay)\b[^.?!\n]{0,40}?\b(?:aunque|pero|solo que|s[oó]lo que) ahora\b[^.?!\n]{0,40}?\b(?:tarda|falla|peta|sale|devuelve|da (?:error|un)|se (?:cuelga|rompe|queda)|va (?:m[aá]s )?lento|no (?:funciona|carga|va|arranca|compila|sale))\b", False),
 )
 
 # A judged artefact with a request for work, or somebody else's work: discussing an error.
@@ -204,11 +220,29 @@ _FOR_NEW_WORK_ES = (_NO_AGENT_PAST_ES + r"(?s:.)*?(?:(?:^|[.!:;?][^\S\n]++)(?:(?
                     r"|\b(?:vamos a|voy a|vas a) (?:hacer|montar|escribir|crear|dise[ñn]ar|implementar|empezar|programar|desarrollar)\b"
                     r"|\bantes de (?:que (?:empieces|empecemos|arranques)|empezar|arrancar|comenzar)\b)")
 _LEADING_NO_ES = r"\A[^\S\n]*+(?:que )?(?:no+|nop|nope)[\s,.!;:]"
-UNLESS: dict[str, str] = {"es.general-3": f"{_UPFRONT_ES}|{_NO_FACT_ES}", "es.house": f"{_RULE_OPENS_NEW_WORK_ES}|{_HEADING_RULE_ES}|{_NO_FACT_ES}",
+# A rule for work still to come: a new artefact named ("el servicio nuevo ... tiene que seguir eso"), "que vamos a hacer",
+# "tenlo en cuenta para ...", in a prompt that names nothing the agent did (round 11: upfront-rule)
+_COMING_WORK_ES = (r"\A(?!(?s:.)*?(?:\b(?:tus?|tuy[oa]s?|has|acabas|te)\b|" + _ES_PRET + r"))(?s:.)*?"
+                   r"(?:\b(?:el|la|los|las) [\w-]+(?: (?:de|del) [\w-]+)? nuev[oa]s?\b(?=[^.?!\n]{0,40}?\b(?:tiene|tienen|debe|deben|ha de|han de|va|van)\b)"
+                   r"|\bque (?:vas|vamos) a (?:hacer|escribir|crear|montar|generar|preparar|dise[ñn]ar|implementar)\b|\bten(?:lo|la|los|las)? en cuenta\b|\bteniendo (?:eso|esto) en cuenta\b)")
+# "cámbialo por uno que explique ...", "en lugar de un informe semanal, esta vez quiero ...": new content described, in a
+# prompt that names nothing the agent did (round 11: request)
+_NEW_CONTENT_ES = (_NO_AGENT_ES + r"(?s:.)*?(?:\bc[aá]mbia(?:lo|la|los|las) por (?:un|una|uno|otro|otra|unos|unas) (?:que|de|con|m[aá]s)\b"
+                   r"|\ben (?:vez|lugar) de [^.?!\n]{1,60}?,\s*+(?:esta vez|ahora|para (?:el|la) (?:pr[oó]xim|siguiente)\w*)\b[^.?!\n]{0,20}?\b(?:quiero|necesito|haz|hazme|prepara|crea|genera)\b)")
+# "No, nunca he corrido ese script", "No, es la primera vez que lo ejecuto": the user's own experience answers (round 11)
+_NO_OWN_EXPERIENCE_ES = (r"^[^\S\n]*(?:que )?(?:no+|nop|nope)[\s,.!;:\u2014\u2013-]++(?:(?:es (?:la )?(?:primera|segunda) vez)\b|(?:(?:todav[ií]a|a[uú]n|nunca|jam[aá]s) )?(?:lo |la |los |las |me |nos )?(?:he|hemos|hab[ií]a|hab[ií]amos) (?!(?:dicho|pedido|querido|mencionado|comentado|hablado|acordado)\b)\w+(?:ado|ido|to|cho)\b)"
+                         + _no_fact_aimed_es(_NO_FACT_MUST_ES))
+UNLESS: dict[str, str] = {"es.general-3": f"{_UPFRONT_ES}|{_NO_FACT_ES}|{_RULE_FOR_NEW_WORK_ES}|{_COMING_WORK_ES}", "es.house": f"{_RULE_OPENS_NEW_WORK_ES}|{_HEADING_RULE_ES}|{_NO_FACT_ES}|{_COMING_WORK_ES}",
                           "es.wrong": f"{_REPORTED_ES}|{_THIRD_PARTY_JUDGED_ES}", "es.factual": f"{_REPORTED_ES}|{_THIRD_PARTY_JUDGED_ES}|{_RULE_FOR_NEW_WORK_ES}|{_NO_FACT_UNNAMED_ES}", "es.you-erred": _REPORTED_ES,
-                          "es.after-praise-2": _REPORTED_ES, "es.hedged": f"{_REPORTED_ES}|{_FOR_NEW_WORK_ES}", "es.hedged-2": _FOR_NEW_WORK_ES, "es.fact-more": f"{_REPORTED_ES}|{_RULE_FOR_NEW_WORK_ES}",
-                          "es.house-we": f"{_RULE_OPENS_NEW_WORK_ES}|{_NO_FACT_ES}", "es.general-rule": f"{_RULE_OPENS_NEW_WORK_ES}|{_HEADING_RULE_ES}", "es.judged": _DISCUSSING_ES, "es.more": f"{_NEW_WORK_ES}|{_REPORTED_ES}|{_RULE_FOR_NEW_WORK_ES}|{_HEADING_RULE_ES}",
-                          "es.house-frame": f"{_NEW_WORK_ES}|{_RULE_FOR_NEW_WORK_ES}",
+                          "es.after-praise-2": f"{_REPORTED_ES}|\\b(?:en (?:local|mi m[aá]quina|mi port[aá]til|desarrollo|dev) funciona|funciona en (?:local|mi m[aá]quina|mi port[aá]til))\\b", "es.hedged": f"{_REPORTED_ES}|{_FOR_NEW_WORK_ES}", "es.hedged-2": _FOR_NEW_WORK_ES, "es.fact-more": f"{_REPORTED_ES}|{_RULE_FOR_NEW_WORK_ES}",
+                          "es.house-we": f"{_RULE_OPENS_NEW_WORK_ES}|{_NO_FACT_ES}|{_COMING_WORK_ES}", "es.general-rule": f"{_RULE_OPENS_NEW_WORK_ES}|{_HEADING_RULE_ES}|{_COMING_WORK_ES}", "es.judged": _DISCUSSING_ES, "es.more": f"{_NEW_WORK_ES}|{_REPORTED_ES}|{_RULE_FOR_NEW_WORK_ES}|{_HEADING_RULE_ES}",
+                          "es.house-frame": f"{_NEW_WORK_ES}|{_RULE_FOR_NEW_WORK_ES}|{_COMING_WORK_ES}",
+                          "es.instead": _NEW_CONTENT_ES,
+                          "es.instead-short": f"{_NEW_WORK_ES}|{_REPORTED_ES}|{_THIRD_PARTY_JUDGED_ES}",
+                          "es.fact-plain": f"{_NEW_WORK_ES}|{_RULE_FOR_NEW_WORK_ES}|{_REPORTED_ES}|{_THIRD_PARTY_JUDGED_ES}|{_ASKING_ES}",
+                          "es.reproach-5": f"{_REPORTED_ES}|{_THIRD_PARTY_JUDGED_ES}",
+                          "es.hedged-6": f"{_REPORTED_ES}|{_THIRD_PARTY_JUDGED_ES}|{_FOR_NEW_WORK_ES}",
+                          "es.restate-2": _RULE_OPENS_NEW_WORK_ES, "es.after-praise-3": _REPORTED_ES,
                           "es.fact-contrast": f"{_LEADING_NO_ES}|{_RULE_FOR_NEW_WORK_ES}|{_REPORTED_ES}|{_THIRD_PARTY_JUDGED_ES}",
                           "es.hedged-5": f"{_NEW_WORK_ES}|{_REPORTED_ES}|\\bqu[eé] (?:opinas|te parece|crees|me recomiendas)\\b",
                           "es.you-did-2": f"{_OWN_PROBLEM_ES}|{_REPORTED_ES}|{_THIRD_PARTY_JUDGED_ES}",
@@ -237,7 +271,8 @@ UNLESS_AT: dict[str, str] = {
     # "¿Es incorrecto usar float32 ...?": a question that opens the prompt asks, it judges nothing (round 2)
     "es.you-erred": r"[^\S\n]*+¿[^?\n]*+\?",
     # "No, the CSV has no header row": English after the "No," (the English table reads it), not Spanish (round 6)
-    "es.no": r"^[^\S\n]*(?:no+|nop|nope)[\s,.!;:]++(?:the|it|it's|we|we're|i|i'm|this|that|there|they|our|my|you)\b(?![\u00c0-\u024f])|"
+    # "No, nunca he corrido ese script": the user's own experience (round 11: no-answer)
+    "es.no": _NO_OWN_EXPERIENCE_ES + "|" + r"^[^\S\n]*(?:no+|nop|nope)[\s,.!;:]++(?:the|it|it's|we|we're|i|i'm|this|that|there|they|our|my|you)\b(?![\u00c0-\u024f])|"
     # "No, la ordenanza permite 2 horas ...; en zona verde solo residentes. Puedes seguir con eso.": the answer closes with
     # leave to go on, and nothing in it turns on the agent (round 7: no-answer)
     r"^[^\S\n]*(?:que )?(?:no+|nop|nope)[\s,.!;:\u2014\u2013-]++" + _no_fact_aimed_es(_NO_FACT_MUST_ES)
@@ -360,6 +395,19 @@ REST = (
         ('pisa', 'borra', 'deja ', 'rompe', 'tumba', 'tumbo', 'tumbó', 'dejado', 'ignora', 'metido', 'puesto', 'ya no ', 'anadido', 'añadido', 'dejaste', 'duplica', 'elimina', 'machaca', 'metiste', 'pusiste', 'resetea', 'anadiste', 'añadiste', 'reinicia', 'se carga', 'se salta', 'desactiva', 'pone a cero', 'sobrescribe', 'hace un full scan'),
     ),
     (  # es.house-yours
+    ),
+    (  # es.instead-short
+    ),
+    (  # es.fact-plain
+        (' debe ', 'es el ', 'es la ', 'minimo', 'mínimo', ' deben ', 'son el ', 'son la ', ' han de ', 'es de el ', 'es de la ', 'son de el ', 'son de la ', ' tiene que ', ' tienen que '),
+    ),
+    (  # es.reproach-5
+    ),
+    (  # es.hedged-6
+    ),
+    (  # es.restate-2
+    ),
+    (  # es.after-praise-3
     ),
 )
 # ---- end of other needle groups -----------------------------------------------------------------

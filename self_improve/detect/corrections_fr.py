@@ -24,7 +24,7 @@ _S = r"(?:[^.?!\n]|\.(?=\S))"
 # Order is irrelevant for the yes/no answer; the first match names the hit.
 PATTERNS: tuple[Row, ...] = (
     # --- French (accents optional)
-    ("fr.no", r"^[^\S\n]*(?:(?:hm+|euh|bah|ben|bon|alors|ah|oh)[\s,.]++)?(?:mais )?(?:non+|nan|nope)(?:[\s,.!]++(?:non+|nan))*(?:\s*+[,.!;:\u2014\u2013-](?!\s*+(?:merci|pas encore|pas (?:vraiment|besoin|de souci|de probl[eè]me)|je (?:n'ai|ne |n'|suis|veux|pr[eé]f[eè]re)|j'ai|on (?:n'a|a |est)|nous (?:n'avons|avons)|c'est (?:tout|bon|un |une |priv|public)|juste|seulement|vas-y|va-y|continue|[çc]a m'est [eé]gal|peu importe|chez moi|pour l'instant|la ci|le ci|pas de pr[eé]f[eé]rence|(?:[^.?!\n]|\.(?=\S)){0,50}?(?:merci|pas encore|rien d'autre|toute la|tout le|pour l'instant|pour le moment)|c'est un checkout|(?:[^.?!\n]|\.(?=\S)){0,40}?\bn'a rien [àa] voir\b))|(?=[^\S\n]*+(?:\n|\Z)))", False),
+    ("fr.no", r"^[^\S\n]*(?:(?:hm+|euh|bah|ben|bon|alors|ah|oh)[\s,.]++)?(?:mais )?(?:non+|nan|nope)(?:[\s,.!]++(?:non+|nan))*(?:\s*+[,.!;:\u2014\u2013-](?!\s*+(?:merci|pas encore|pas (?:vraiment|besoin|de souci|de probl[eè]me)|je (?:n'ai|ne |n'|suis|veux|pr[eé]f[eè]re)|j'ai|on (?:n'a|a |est)|nous (?:n'avons|avons)|c'est (?:tout|bon|un |une |priv|public|la premi[eè]re fois|mon |ma |mes |notre |nos )|juste|seulement|vas-y|va-y|continue|[çc]a m'est [eé]gal|peu importe|chez moi|pour l'instant|la ci|le ci|pas de pr[eé]f[eé]rence|(?:[^.?!\n]|\.(?=\S)){0,50}?(?:merci|pas encore|rien d'autre|toute la|tout le|pour l'instant|pour le moment)|c'est un checkout|(?:[^.?!\n]|\.(?=\S)){0,40}?\bn'a rien [àa] voir\b))|(?=[^\S\n]*+(?:\n|\Z)))", False),
     ("fr.wrong", r"\b(?:c'est|ce n'est|c'[eé]tait|ce n'[eé]tait|ça|ca|cela|ceci|tout ça|tout ca)\s++(?:(?:totalement|compl[eè]tement|carr[eé]ment|encore|toujours|vraiment|clairement|juste|tout|absolument|aussi|franchement)\s++)?(?:faux|incorrect|erron[eé]|pas (?:bon|correct|juste|[çc]a|comme [çc]a|la bonne|le bon|vrai|exact)|ne va pas|ne marche pas|ne fonctionne pas|cass[eé]|à c[oô]t[eé]|a c[oô]t[eé])|\btu te (?:trompes|trompais|es tromp[eé]|goures|plantes|es plant[eé])\b|\btu fais erreur\b|\bt(?:u as|'as) (?:tout )?faux\b|\btu (?:as|t'es) (?:mal compris|confondu|m[eé]lang[eé])|\btu confonds\b|^[^\S\n]*(?:pas comme [çc]a|faux|non,? pas [çc]a)\b|\b(?:[çc]a|cela|c'est|ce qui) n'a (?:aucun|pas de) sens\b|\btu\b(?:[^.?!\n]|\.(?=\S)){0,40}?\bmauvaise?s? \w+|^[^\S\n]*+(?:nan|non)?(?:,|[^\S\n])*+mauvaise? \w+", True),
     ("fr.you-did", r"\b(?:tu as|t'as|tu avais|vous avez)(?: (?:encore|d[eé]j[aà]|compl[eè]tement|carr[eé]ment|totalement|juste|aussi|de nouveau|tout)){0,2} (?:oubli[eé]|supprim[eé]|effac[eé]|cass[eé]|[eé]cras[eé]|ignor[eé]|saut[eé]|zapp[eé]|laiss[eé]|modifi[eé] le mauvais|chang[eé] le mauvais|d[eé]sactiv[eé]|comment[eé]|invent[eé]|renomm[eé]|mis le (?:bazar|bordel|souk)|mal compris|mal lu|perdu|r[eé][eé]crit|reformat[eé])\b|\b(?:tu as|t'as|vous avez) (?:ajout[eé]|mis|pouss[eé]|commit[eé]|chang[eé]|modifi[eé]|enlev[eé]|retir[eé])\b(?:[^.?!\n]|\.(?=\S)){0,40}?\b(?:sans (?:demander|me demander|pr[eé]venir|permission)|encore|de nouveau|par erreur)\b|\b(?:tu n'as|t'as|vous n'avez) (?:pas|jamais|m[eê]me pas) (?:lanc[eé]|ex[eé]cut[eé]|test[eé]|lu|regard[eé]|v[eé]rifi[eé]|mis [àa] jour|compil[eé]|essay[eé]|relu|corrig[eé])\b", False),
     ("fr.restate", r"\bje (?:te |vous )?l'ai (?:d[eé]j[aà] |pourtant |bien )?(?:dit|r[eé]p[eé]t[eé]|expliqu[eé]|demand[eé]|[eé]crit|pr[eé]cis[eé]|mentionn[eé]|signal[eé])\b|\bcomme (?:je |on )(?:te |vous )?(?:l')?(?:ai |avais |a )?(?:d[eé]j[aà] )?(?:dit|expliqu[eé]|mentionn[eé]|pr[eé]cis[eé]|[eé]crit|demand[eé]|indiqu[eé]|disais|signal[eé])\b|\bcomme (?:d[eé]j[aà] )?(?:dit|mentionn[eé]|pr[eé]cis[eé]|expliqu[eé]) (?:plus haut|avant|pr[eé]c[eé]demment|tout [àa] l'heure|plus t[oô]t|auparavant)\b|\bje (?:te |vous )?(?:l')?(?:ai|avais) d[eé]j[aà] (?:dit|expliqu[eé]|demand[eé]|pr[eé]cis[eé])\b|\bje (?:le )?(?:r[eé]p[eè]te|redis|rappelle)\b|^[^\S\n]*encore une fois\s*+[:,!\u2014-]|\bpour la (?:deuxi[eè]me|troisi[eè]me|[eé]ni[eè]me|\w+i[eè]me) fois\b|\bon en a d[eé]j[aà] (?:parl[eé]|discut[eé])\b", False),
@@ -96,6 +96,17 @@ PATTERNS: tuple[Row, ...] = (
     ("fr.restate-4", r"\bje (?:te |vous )?(?:l')?avais (?:pourtant |bien |d[ée]j[àa] |clairement )?(?:dit|demand[ée]|pr[ée]cis[ée]|[ée]crit)\b|\bje t'avais (?:pourtant |bien |d[ée]j[àa] |clairement )?(?:dit|demand[ée]|pr[ée]cis[ée]|[ée]crit)\b|\bon s'[ée]tait (?:pourtant |bien )?(?:mis d'accord|entendu)\b|\bon avait (?:pourtant |bien )?(?:dit|convenu|d[ée]cid[ée])\b", False),
     # reproach questions not of the form "pourquoi tu as" ("Qui a décidé qu'on ...", "Il fait quoi ce X dans ...")
     ("fr.reproach-4", r"\bqui (?:a|t'a) (?:d[ée]cid[ée]|dit|voulu|valid[ée]|autoris[ée])(?: (?:de|d'|qu'|que)|,)|\b(?:il|elle|ils|elles) (?:fait|font|fiche|fichent) quoi (?:ce|cette|ces|le|la|les) " + _S + r"{1,60}?\b(?:dans|ici|l[àa]|en dur)\b|\bpourquoi\b" + _S + r"{0,80}?\?\?|\bpourquoi (?:\w+er|\w+ir|\w+re)\b" + _S + r"{0,60}?\bau lieu de\b", False),
+    # --- round 11: short elliptical replacements ("Pas Mocha, Vitest.", "pas de `time.sleep`, un backoff
+    # exponentiel"): a negated thing, a comma, and its replacement in a short verbless clause
+    ("fr.instead-short", r"^[^\S\n]*+pas (?!" + _S + r"{0,50}?\b(?:n[eé]cessaire|besoin|utile)\b)(?!(?:encore|maintenant|besoin|vraiment|tout|urgent|grave|du tout|trop|s[uû]r|mal|forc[eé]ment|la peine|pour|aujourd'hui|tout de suite|de souci|de soucis|de probl[eè]me|d'inqui[eé]tude|de stress|d'urgence|de panique|que|seulement|juste|non plus|question)\b)" + _S + r"{1,50}?,\s*+(?!(?:je|j'|on|tu|il|elle|c'est|ce|[çc]a|mais|merci|juste|seulement|vas|continue|fais|go|et|ou|donc|plut[oô]t|par contre)\b)(?:(?:un|une|des|du|le|la|les|l')\s?)?[`\w.-]+(?![^\S\n]++(?:les|le|la|l'|des|un|une|moi|nous|tout|[çc]a|bien)\b)(?:[^\S\n]++[^\s,.?!;:]++){0,6}[^\S\n]*+(?:[.!]|$)", True),
+    # "fais-le avec un verrou Redis au lieu du mutex local", "plutôt `executemany` que la boucle": the agent's work redone
+    ("fr.do-it-instead", r"\bfais(?:-le|-la|-les| le| la| les| [çc]a)\b (?:(?:plut[oô]t|plut[ôo]t|donc|juste)\s++)*(?:avec|via|par|en) " + _S + r"{1,50}? (?:au lieu (?:de|du|des|d')|plut[oô]t qu(?:e|')|[àa] la place (?:de|du|des|d'))|^[^\S\n]*+plut[oô]t (?:un |une |des |le |la |les |l')?[`\w.-]+(?: [`\w.-]+)? qu(?:e |')", True),
+    # "C'était quoi l'idée de passer toutes les colonnes en TEXT ?": asking after the idea behind what the agent did
+    ("fr.reproach-idea", r"\bc'[eé]tait quoi (?:l'id[eé]e|le but|le plan|l'int[eé]r[eê]t|le d[eé]lire|le raisonnement|la logique)\b|\bquel (?:[eé]tait|a [eé]t[eé]) (?:le but|le plan|l'int[eé]r[eê]t|le raisonnement)\b|\bquelle (?:[eé]tait|a [eé]t[eé]) (?:l'id[eé]e|la logique)\b", False),
+    # "Le module s'importe `jwt` mais le paquet c'est PyJWT": a name given against the agent's
+    ("fr.import-fact", r"\b(?:s'importe|s'installe|s'appelle|se nomme) (?:en |comme |avec )?[`'\"]?[\w.-]+[`'\"]?,? mais (?:le|la|l'|son|sa) ?(?:paquet|package|module|lib|librairie|biblioth[eè]que|binaire|commande|nom|d[eé]p[oô]t|image)\b", True),
+    # "Non ! Les coefficients restent, ils ont été calibrés": the thing the agent changed stays
+    ("fr.no-keep", r"^[^\S\n]*+(?:non+|nan|nope)\b[\s,.!]++(?:le|la|les|l'|ton|ta|tes)\s?" + _S + r"{1,50}?\b(?:reste|restent)(?:[^\S\n]++(?:tels? quels?|telles? quelles?|comme (?:ils|elles|il|elle) (?:[eé]tai(?:en)?t|sont|est)|en place))?\s*+[,.!;:\u2013\u2014-]", False),
 )
 
 _DISCUSSING_FR = r"\b(?:corrige|r[eé]pare|regarde|v[eé]rifie|ajoute|fais|peux-tu|tu peux|pourrais-tu|aide-moi|trouve|cherche|pourquoi|comment|qu'est-ce|client|utilisateurs? (?:disent|signalent|se plaignent|voient)|fournisseur|documentation|doc|coll[eè]gue|quelqu'un|l'[eé]quipe|ancien|ancienne|prestataire)\b"
@@ -114,7 +125,7 @@ _UPFRONT_RULE_FR = (r"^[^\S\n]*+(?:avant (?:que tu (?:commences|d[ée]marres|att
 # Work the agent has not done yet ("la checklist que tu vas rédiger"), or a rule followed by a new
 # request in its own sentence ("Chez nous, ... . Crée-en une pour ..."): a constraint up front,
 # not a correction (issue 13, precision).
-_FUTURE_WORK_FR = r"\b(?:que|qu') tu (?:vas|t'appr[êe]tes [àa]) (?:\w+ )?(?:[ée]crire|r[ée]diger|cr[ée]er|g[ée]n[ée]rer|coder|monter|pr[ée]parer|impl[ée]menter|construire|d[ée]velopper|faire|ajouter)\b|(?:^|(?<=[.;:!]))[^\S\n]*+(?:cr[ée]e|[ée]cris|g[ée]n[èe]re|r[ée]dige|impl[ée]mente|monte)-(?:en|moi|nous)\b"
+_FUTURE_WORK_FR = r"\b(?:quand|lorsque|d[eè]s que|une fois que) tu (?:vas|iras) \w+|\b(?:que|qu') tu (?:vas|t'appr[êe]tes [àa]) (?:\w+ )?(?:[ée]crire|r[ée]diger|cr[ée]er|g[ée]n[ée]rer|coder|monter|pr[ée]parer|impl[ée]menter|construire|d[ée]velopper|faire|ajouter)\b|(?:^|(?<=[.;:!]))[^\S\n]*+(?:cr[ée]e|[ée]cris|g[ée]n[èe]re|r[ée]dige|impl[ée]mente|monte)-(?:en|moi|nous)\b"
 # A rule, then a request for new work in the next clause ("..., donc écris les requêtes en SQL",
 # "... . Configure les règles de branche"), and nothing that points at the agent's work: up front.
 _NEW_WORK_FR = r"^(?!(?s:.){0,300}?\b(?:tu|t'as|t'avais|ton|ta|tes|remets|enl[eè]ve|retire|de nouveau|encore)\b)(?s:.){0,300}?(?:[.;:,!\u2014\u2013]|\b(?:donc|alors|du coup|puis|ensuite))[^\S\n]*+(?:[ée]cris|cr[ée]e|g[ée]n[èe]re|r[ée]dige|impl[ée]mente|configure|monte|pr[ée]pare|mets en place|code|d[ée]veloppe|construis|pr[ée]vois|propose|int[èe]gre|con[çc]ois|automatise|fais-(?:moi|nous)|fais (?:l'|le|la|les|un|une|des)|ajoute(?!-(?:le|la|les|y)\b))\b"
@@ -183,7 +194,13 @@ _RULE_VETO_FR = _UPFRONT_ANY_FR + "|" + _NO_ANSWER_FACT_FR + "|" + _NO_SUBJECT_F
 # "Tu recommandes quoi ?"): advice asked for, not disagreement (round 7: question).
 _PRACTICE_Q_FR = (r"\bc'est quoi (?:l'usage|la (?:bonne )?pratique|le standard|la norme)\b|\bqu'est-ce qui se fait\b|\bquelle(?:s)? (?:est|sont) (?:l'usage|la (?:bonne )?pratique|les (?:bonnes )?pratiques)\b"
                   r"|\bqu'est-ce que tu (?:recommandes|conseilles|ferais)\b|\btu (?:recommandes|conseilles|ferais) quoi\b|\bcomment (?:on fait|font les autres) (?:d'habitude|en g[ée]n[ée]ral|normalement)\b")
+# Work scoped to something new ("Pour le nouveau dashboard, ...", "dans le nouveau rapport", "Essayons ..."):
+# a request for new work, not a correction (round 11: request).
+_NEW_SCOPE_FR = r"\b(?:pour|dans|sur) (?:le|la|les|l'|ce|cette|ces|notre|nos)\s?(?:nouveau|nouvel|nouvelle|nouveaux|nouvelles|prochain|prochaine|futur|future)\b|^[^\S\n]*+essayons\b"
 UNLESS: dict[str, str] = {
+    # round 11: a replacement asked for new work
+    "fr.instead": _UPFRONT_MORE_FR + "|" + _FUTURE_WORK_FR + "|" + _NEW_SCOPE_FR,
+    "fr.do-it-instead": _NEW_SCOPE_FR, "fr.instead-short": _UPFRONT_ANY_FR,
     "fr.general-3": _RULE_VETO_FR, "fr.house": _RULE_VETO_FR, "fr.judged": _DISCUSSING_FR,
     "fr.factual": _THIRD_PARTY_JUDGED_FR, "fr.general-5": _THIRD_PARTY_JUDGED_FR,
     "fr.wrong": _THIRD_PARTY_FR + "|" + _OTHERS_SUBJECT_FR, "fr.hedged": _THIRD_PARTY_FR, "fr.house-we": _RULE_VETO_FR,
@@ -348,6 +365,17 @@ REST = (
     (  # fr.restate-4
     ),
     (  # fr.reproach-4
+    ),
+    (  # fr.instead-short
+    ),
+    (  # fr.do-it-instead
+        ('plutot ', 'plutôt ', "au lieu d'", 'au lieu de', 'au lieu du', "a la place d'", 'a la place de', 'a la place du', "à la place d'", 'à la place de', 'à la place du'),
+    ),
+    (  # fr.reproach-idea
+    ),
+    (  # fr.import-fact
+    ),
+    (  # fr.no-keep
     ),
 )
 # ---- end of other needle groups -----------------------------------------------------------------

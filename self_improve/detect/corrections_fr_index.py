@@ -65,17 +65,22 @@ NAMES = (
     'fr.hedged-3',
     'fr.restate-4',
     'fr.reproach-4',
+    'fr.instead-short',
+    'fr.do-it-instead',
+    'fr.reproach-idea',
+    'fr.import-fact',
+    'fr.no-keep',
 )
 FIRST = (
     ('nan', 'non', 'nope'),  # fr.no
     ('faux', 'casse', 'cassé', 'a cote', 'a coté', 'a côte', 'a côté', 'errone', 'erroné', 'pas ca', 'pas ça', 'tu te ', 'à cote', 'à coté', 'à côte', 'à côté', "ca n'a ", 'mauvais', 'melange', 'melangé', 'mélange', 'mélangé', 'pas bon', "ça n'a ", 'confondu', 'pas vrai', "cela n'a ", 'incorrect', 'ne va pas', 'pas exact', 'pas juste', "c'est n'a ", 'pas le bon', "ce qui n'a ", 'mal compris', 'pas correct', 'tu confonds', 'pas comme ca', 'pas comme ça', 'pas la bonne', 'ne marche pas', 'tu fais erreur', 'ne fonctionne pas'),  # fr.wrong
     (' casse', ' cassé', ' perdu', ' saute', ' sauté', ' zappe', ' zappé', 'encore', ' ecrase', ' ecrasé', ' efface', ' effacé', ' ignore', ' ignoré', ' laisse', ' laissé', ' mal lu', ' oublie', ' oublié', ' écrase', ' écrasé', ' invente', ' inventé', ' reecrit', ' renomme', ' renommé', ' reécrit', ' réecrit', ' réécrit', ' commente', ' commenté', ' supprime', ' supprimé', "t'as pas ", ' desactive', ' desactivé', ' désactive', ' désactivé', ' reformate', ' reformaté', 'de nouveau', 'par erreur', ' mal compris', ' mis le souk', "t'as jamais ", "tu n'as pas ", ' mis le bazar', 'sans demander', 'sans prevenir', 'sans prévenir', ' mis le bordel', "t'as meme pas ", "t'as même pas ", 'sans permission', "tu n'as jamais ", 'sans me demander', "vous n'avez pas ", "tu n'as meme pas ", "tu n'as même pas ", ' change le mauvais', ' changé le mauvais', ' modifie le mauvais', ' modifié le mauvais', "vous n'avez jamais ", "vous n'avez meme pas ", "vous n'avez même pas "),  # fr.you-did
-    ('je a', 'je r', "je l'a", 'je le r', 'je te a', 'pour la ', 'comme je ', 'comme on ', "je te l'a", 'je vous a', 'on en a d', 'comme dit ', "je vous l'a", 'comme precise ', 'comme precisé ', 'comme précise ', 'comme précisé ', 'comme deja dit ', 'comme dejà dit ', 'comme déja dit ', 'comme déjà dit ', 'comme explique ', 'comme expliqué ', 'encore une fois', 'comme mentionne ', 'comme mentionné ', 'comme deja precise ', 'comme deja precisé ', 'comme deja précise ', 'comme deja précisé ', 'comme dejà precise ', 'comme dejà precisé ', 'comme dejà précise ', 'comme dejà précisé ', 'comme déja precise ', 'comme déja precisé ', 'comme déja précise ', 'comme déja précisé ', 'comme déjà precise ', 'comme déjà precisé ', 'comme déjà précise ', 'comme déjà précisé ', 'comme deja explique ', 'comme deja expliqué ', 'comme dejà explique ', 'comme dejà expliqué ', 'comme déja explique ', 'comme déja expliqué ', 'comme déjà explique ', 'comme déjà expliqué ', 'comme deja mentionne ', 'comme deja mentionné ', 'comme dejà mentionne ', 'comme dejà mentionné ', 'comme déja mentionne ', 'comme déja mentionné ', 'comme déjà mentionne ', 'comme déjà mentionné '),  # fr.restate
+    ('je a', 'je r', "je l'a", 'je le r', 'je te a', 'comme je ', 'comme on ', 'ieme fois', 'ième fois', "je te l'a", 'je vous a', 'on en a d', 'comme dit ', "je vous l'a", 'comme precise ', 'comme precisé ', 'comme précise ', 'comme précisé ', 'comme deja dit ', 'comme dejà dit ', 'comme déja dit ', 'comme déjà dit ', 'comme explique ', 'comme expliqué ', 'encore une fois', 'comme mentionne ', 'comme mentionné ', 'comme deja precise ', 'comme deja precisé ', 'comme deja précise ', 'comme deja précisé ', 'comme dejà precise ', 'comme dejà precisé ', 'comme dejà précise ', 'comme dejà précisé ', 'comme déja precise ', 'comme déja precisé ', 'comme déja précise ', 'comme déja précisé ', 'comme déjà precise ', 'comme déjà precisé ', 'comme déjà précise ', 'comme déjà précisé ', 'comme deja explique ', 'comme deja expliqué ', 'comme dejà explique ', 'comme dejà expliqué ', 'comme déja explique ', 'comme déja expliqué ', 'comme déjà explique ', 'comme déjà expliqué ', 'comme deja mentionne ', 'comme deja mentionné ', 'comme dejà mentionne ', 'comme dejà mentionné ', 'comme déja mentionne ', 'comme déja mentionné ', 'comme déjà mentionne ', 'comme déjà mentionné '),  # fr.restate
     ("j'ai dit de", "j'ai dit que", "je n'ai pas dit ca", "je n'ai pas dit de", "je n'ai pas dit ça", "je t'ai demande de", "je t'ai demande un", "je t'ai demandé de", "je t'ai demandé un", "c'est pas ce que j'", "c'est pas ce que je", "je n'ai pas dit que", "je n'ai jamais dit ca", "je n'ai jamais dit de", "je n'ai jamais dit ça", "ce n'est pas ce que j'", "je n'ai jamais dit que", "je ne t'ai pas demande", "je ne t'ai pas demandé", "ce n'est pas ce que je ", "ce que je voulais c'est", "ce que je voulais, c'est", "je ne t'ai jamais demande", "je ne t'ai jamais demandé"),  # fr.not-asked
     ("d'o", 'tu as', 'serieux', 'sérieux', "tu l'as", 'non mais', "ou t'as ", "où t'as ", "qui t'a ", 'ou as-tu ', 'où as-tu ', 'pourquoi ', 'tu les as', "c'est quoi ", 'serieusement', 'sérieusement', 'depuis quand ', "c'est une blague"),  # fr.reproach
     ('enl', 'remet', 'annule', 'defais', 'défais', 'revert', 'restaure', 'retablis', 'rétablis', 'reviens a', 'reviens à', 'reviens sur'),  # fr.undo
     ('cesse de', "arrete d'", "arrête d'", 'arrete de ', "arretez d'", 'arrête de ', "arrêtez d'", 'arretez de ', 'arrêtez de ', 'plus jamais', 'ne fais plus', 'ne mets plus', 'ne ajoute plus', 'ne change plus', 'ne pousse plus', 'ne refais plus', 'ne touche plus', 'ne invente plus', 'ne modifie plus', 'ne supprime plus'),  # fr.stop
-    ('ca d', 'ce d', 'il d', 'plut', 'ça d', 'cela d', 'elle d', 'il faut ', "au lieu d'", 'au lieu de', "n'utilise pas "),  # fr.instead
+    ('plut', 'ca doit ', 'ce doit ', 'il doit ', 'il faut ', 'ça doit ', "au lieu d'", 'au lieu de', 'cela doit ', 'elle doit ', 'ca devrait ', 'ce devrait ', 'il devrait ', 'ça devrait ', 'a la place de', 'cela devrait ', 'elle devrait ', 'à la place de', "n'utilise pas "),  # fr.instead
     ('que ', "on n'", 'jamais', 'on met', 'on ne ', "dans l'", 'deja la', 'deja là', 'dejà la', 'dejà là', 'déja la', 'déja là', 'déjà la', 'déjà là', "nous n'", 'on fait', 'dans ce ', 'existant', 'le reste', 'le style', 'nous met', 'nous ne ', 'on garde', 'rien ne ', 'toujours', 'chez nous', 'la regle ', 'la règle ', 'nous fait', 'on stocke', 'les autres', 'nous garde', 'on faisons', 'on gardons', 'on utilise', 'seulement ', 'uniquement', 'dans notre ', 'existe deja', 'existe dejà', 'existe déja', 'existe déjà', 'notre norme', 'notre regle', 'notre règle', 'nous stocke', 'on stockons', 'nous faisons', 'nous gardons', 'nous utilise', 'on utilisons', 'deja en place', 'dejà en place', 'déja en place', 'déjà en place', 'nous stockons', 'la convention ', 'les convention', 'notre habitude', 'nous utilisons', 'notre politique', 'notre convention'),  # fr.house
     ('dej', 'déj', 'retire', 'retiré', 'disparu', 'renomme', 'renommé', 'deprecie', 'deprecié', 'deprécie', 'deprécié', 'déprecie', 'déprecié', 'déprécie', 'déprécié', "n'a pas ", "n'existe", 'obsolete', 'obsolète', 'remplace', 'remplacé', 'supprime', 'supprimé', "il n'y a ", "n'a plus ", "s'appelle", 'deprecated', 'embarque d', "n'a aucun ", "n'ont pas ", "n'a aucune ", "n'ont plus ", "le bon c'est", "n'ont aucun ", "le vrai c'est", "n'ont aucune ", "c'est l'ancienn", "maintenant c'est "),  # fr.factual
     ('mais', "sauf qu'", 'sauf que', 'un souci', 'cependant', 'neanmoins', 'néanmoins', 'toutefois', 'un detail', 'un détail', "n'est pas ", 'par contre', 'seul bemol', 'seul bémol', 'seul souci', 'en revanche', 'petit bemol', 'petit bémol', 'un probleme', 'un problème', 'juste un truc', 'seul probleme', 'seul problème'),  # fr.after-praise
@@ -104,7 +109,7 @@ FIRST = (
     ('je n', 'peut-', 'un peu ', "j'ai un ", 'je suis ', "j'aurais ", "ca m'inqui", "j'ai des r", 'ne devrait', "ça m'inqui", 'ca me fait ', "j'eviterais", "j'éviterais", 'ne faudrait', 'ça me fait ', "cela m'inqui", "j'ai peur qu", 'je garderais', 'je resterais', 'ne devraient', "pas d'accord", 'cela me fait ', 'je laisserais', 'ne faudraient', 'pas convaincu', 'peu convaincu', "t'aurais pas ", 'a moins que je ', 'guere convaincu', 'guère convaincu', 'je conserverais', 'à moins que je ', "tu n'aurais pas ", "j'ai tres peur qu", "j'ai très peur qu", "j'ai assez peur qu", 'pas tres convaincu', 'pas trop convaincu', 'pas très convaincu', "vous n'auriez pas ", "j'ai vraiment peur qu", 'moyennement convaincu', 'pas vraiment convaincu', 'sauf erreur de ma part', 'corrige-moi si je me trompe'),  # fr.hedge-formula
     ('il me sembl',),  # fr.hedge-weak
     ('vien', 'a quoi ', 'et qui ', 'qui va ', 'soudain', 'tu vas ', 'à quoi ', "c'etait ", "c'était ", "ou j'ai ", "où j'ai ", 'tu veux ', 'vraiment', "d'un coup", 'etait-ce ', 'mais qui ', 'ou ai-je ', 'où ai-je ', "t'as pens", 'était-ce ', 'reellement', 'réellement', 'tu as pens', 'franchement', "ou je t'ai ", "ou t'ai-je ", "où je t'ai ", "où t'ai-je ", 'qui pourra ', 'tout a coup', 'tout à coup', 'tu comptes ', 'tu pensais ', 'il fout quoi', "t'avais pens", 'depuis quand ', 'il fait quoi ', 'il fiche quoi', 'il font quoi ', 'ils fout quoi', 'tu avais pens', 'elle fout quoi', 'ils fait quoi ', 'ils fiche quoi', 'ils font quoi ', 'elle fait quoi ', 'elle fiche quoi', 'elle font quoi ', 'elles fout quoi', 'il fichent quoi', 'il foutent quoi', 'elles fait quoi ', 'elles fiche quoi', 'elles font quoi ', 'ils fichent quoi', 'ils foutent quoi', 'elle fichent quoi', 'elle foutent quoi', 'elles fichent quoi', 'elles foutent quoi', "ou est-ce que j'ai ", "où est-ce que j'ai ", 'du jour au lendemain', "ou est-ce que je t'ai ", "où est-ce que je t'ai ", "qu'est-ce qui t'a pris"),  # fr.reproach-3
-    ('insiste', 'je me r', 'reitere', 'reitère', 'réitere', 'réitère', "c'etait ", "c'était ", 'ca fait ', 'dans ma ', 'pour la ', 'ça fait ', 'je avais ', 'redemande', 'reprecise', 'reprécise', 'cela fait ', "je l'avais ", 'comme je dis', 'comme on dit', 'je te avais ', 'comme on a dit', "je te l'avais ", 'je vous avais ', 'noir sur blanc', 'comme je le dis', 'comme je repete', 'comme je repète', 'comme je répete', 'comme je répète', "comme on l'a dit", "je vous l'avais ", 'une fois de plus', 'en toutes lettres', 'comme je le repete', 'comme je le repète', 'comme je le répete', 'comme je le répète'),  # fr.restate-3
+    ('e fois', 'è fois', 'insiste', 'je me r', 'reitere', 'reitère', 'réitere', 'réitère', "c'etait ", "c'était ", 'ca fait ', 'dans ma ', 'ça fait ', 'je avais ', 'redemande', 'reprecise', 'reprécise', 'cela fait ', "je l'avais ", 'comme je dis', 'comme on dit', 'je te avais ', 'comme on a dit', "je te l'avais ", 'je vous avais ', 'noir sur blanc', 'comme je le dis', 'comme je repete', 'comme je repète', 'comme je répete', 'comme je répète', "comme on l'a dit", "je vous l'avais ", 'en toutes lettres', 'comme je le repete', 'comme je le repète', 'comme je le répete', 'comme je le répète'),  # fr.restate-3
     ('avait ', "s'etait ", "s'était ", "etait d'accord", "était d'accord"),  # fr.restate-weak
     ("c'est ", "c'etait ", "c'était ", "je t'ai ", "ce n'est ", "j'ai pas ", "j'ai rien ", "ce n'etait ", "ce n'était ", "je t'avais ", 'je voulais ', 'je vous ai ', "j'ai jamais ", "je n'ai pas ", 'je attendais ', 'je cherchais ', 'je demandais ', "je n'ai rien ", 'je vous avais ', "je n'ai jamais "),  # fr.not-asked-2
     ('tell', "t'es ", 'pas ca', 'pas ça', 'compile ', 'passera ', 'ca colle p', 'compilera ', 'ça colle p', "tu t'etais ", "tu t'étais ", 'pas celle-la', 'pas celle-là', 'pas celui-la', 'pas celui-là', 'pas comme ca', 'pas comme ça', 'ca ne colle p', 'ça ne colle p', 'vous vous etes ', 'vous vous êtes ', "c'est n'importe quoi", "c'est juste n'importe quoi", "c'est du grand n'importe quoi", "c'est vraiment n'importe quoi", "c'est completement n'importe quoi", "c'est complètement n'importe quoi"),  # fr.wrong-more
@@ -121,6 +126,11 @@ FIRST = (
     ('vaudrait ', 'ca ne serait', 'ce ne serait', 'il ne serait', 'vaudrait-il ', 'ça ne serait', 'ca ne vaudrait', 'ce ne vaudrait', 'cela ne serait', 'il ne vaudrait', 'ça ne vaudrait', "j'aurais plutot", "j'aurais plutôt", 'cela ne vaudrait', "il me semble qu'", 'il me semble que', "j'aurais prefere", "j'aurais preferé", "j'aurais prefére", "j'aurais preféré", "j'aurais préfere", "j'aurais préferé", "j'aurais préfére", "j'aurais préféré", "il me semblait qu'", 'il me semblait que', 'je me demande si ca ', 'je me demande si ce ', 'je me demande si il ', 'je me demande si on ', 'je me demande si tu ', 'je me demande si ça ', "il me semble bien qu'", 'il me semble bien que', "je ne crois pas qu'il", "je ne crois pas qu'on", "je ne pense pas qu'il", "je ne pense pas qu'on", 'ne serait-ce pas plus', 'ne serait-il pas plus', 'sans vouloir te vexer', 'ne serait-ce pas mieux', 'ne serait-il pas mieux', "il me semblait bien qu'", 'il me semblait bien que', "je me demande si c'est ", "je ne crois pas qu'elle", "je ne pense pas qu'elle", 'sans vouloir te contredire'),  # fr.hedged-3
     ('je avais ', 'on avait ', "je l'avais ", "je t'avais ", 'je te avais ', "je te l'avais ", 'je vous avais ', "je vous l'avais ", "on s'etait entendu", "on s'était entendu", "on s'etait bien entendu", "on s'etait mis d'accord", "on s'était bien entendu", "on s'était mis d'accord", "on s'etait pourtant entendu", "on s'était pourtant entendu", "on s'etait bien mis d'accord", "on s'était bien mis d'accord", "on s'etait pourtant mis d'accord", "on s'était pourtant mis d'accord"),  # fr.restate-4
     ('qui a ', 'pourquoi', "qui t'a ", 'au lieu de', 'il fait quoi ', 'il font quoi ', 'il fiche quoi ', 'ils fait quoi ', 'ils font quoi ', 'elle fait quoi ', 'elle font quoi ', 'ils fiche quoi ', 'elle fiche quoi ', 'elles fait quoi ', 'elles font quoi ', 'il fichent quoi ', 'elles fiche quoi ', 'ils fichent quoi ', 'elle fichent quoi ', 'elles fichent quoi '),  # fr.reproach-4
+    ('pas ',),  # fr.instead-short
+    ('plut', 'fais ca ', 'fais la ', 'fais le ', 'fais ça ', 'fais-la ', 'fais-le ', 'fais les ', 'fais-les '),  # fr.do-it-instead
+    ('quel a ete l', 'quel a eté l', 'quel a éte l', 'quel a été l', 'quel etait l', 'quel était l', "c'etait quoi l", "c'était quoi l", 'quelle a ete l', 'quelle a eté l', 'quelle a éte l', 'quelle a été l', 'quelle etait l', 'quelle était l'),  # fr.reproach-idea
+    ('se nomme ', "s'appelle ", "s'importe ", "s'installe "),  # fr.import-fact
+    ('reste',),  # fr.no-keep
 )
 # For a long prompt: the first three characters of each needle of FIRST -> the positions of
 # the patterns whose first group holds it; SHORT: the patterns with a shorter needle.
@@ -153,6 +163,7 @@ BY_GRAM = {
     'a c': (1, 48),
     'a d': (48,),
     'a e': (48,),
+    'a l': (8,),
     'a m': (34,),
     'a n': (47,),
     'a q': (36,),
@@ -176,8 +187,8 @@ BY_GRAM = {
     'blo': (48,),
     'bon': (43,),
     'bra': (43,),
-    "c'e": (1, 4, 5, 10, 21, 36, 37, 39, 40, 43),
-    "c'é": (36, 37, 39),
+    "c'e": (1, 4, 5, 10, 21, 36, 37, 39, 40, 43, 56),
+    "c'é": (36, 37, 39, 56),
     'ca ': (1, 8, 34, 37, 40, 43, 45, 51),
     'cas': (1, 14, 17, 48),
     'ce ': (1, 4, 8, 24, 27, 32, 39, 51),
@@ -209,6 +220,7 @@ BY_GRAM = {
     'déj': (9, 10),
     'dép': (10, 41),
     'dés': (48,),
+    'e f': (37,),
     'ech': (14,),
     'ecr': (48,),
     'eff': (48,),
@@ -228,7 +240,7 @@ BY_GRAM = {
     'exi': (9,),
     'exp': (48,),
     'fac': (48,),
-    'fai': (42, 48),
+    'fai': (42, 48, 55),
     'fau': (1, 17),
     'fin': (45,),
     'fon': (14,),
@@ -241,6 +253,7 @@ BY_GRAM = {
     'guè': (34,),
     'gén': (43,),
     'hab': (42,),
+    'iem': (3,),
     'ign': (48,),
     'il ': (8, 10, 15, 24, 32, 35, 36, 51, 53),
     'ils': (36, 53),
@@ -249,6 +262,7 @@ BY_GRAM = {
     'ins': (37,),
     'inu': (15,),
     'inv': (48,),
+    'ièm': (3,),
     "j'a": (4, 12, 14, 24, 31, 34, 39, 43, 51),
     "j'e": (34,),
     "j'é": (34,),
@@ -294,18 +308,18 @@ BY_GRAM = {
     'ove': (15,),
     'où ': (5, 36),
     'par': (2, 11, 22, 43),
-    'pas': (1, 12, 14, 15, 24, 27, 29, 32, 34, 40, 42, 43, 46, 49),
+    'pas': (1, 12, 14, 15, 24, 27, 29, 32, 34, 40, 42, 43, 46, 49, 54),
     'per': (48,),
     'pet': (11,),
     'peu': (34, 44),
     'pla': (14,),
-    'plu': (7, 8, 46),
-    'pou': (3, 5, 18, 30, 31, 37, 44, 53),
+    'plu': (7, 8, 46, 55),
+    'pou': (5, 18, 30, 31, 44, 53),
     'pre': (12, 44),
     'pro': (43,),
     'pré': (44,),
     "qu'": (18, 26, 36),
-    'que': (9,),
+    'que': (9, 56),
     'qui': (5, 24, 36, 53),
     'red': (37,),
     'ree': (36,),
@@ -316,7 +330,7 @@ BY_GRAM = {
     'rem': (6, 10, 48),
     'ren': (10, 48),
     'rep': (37,),
-    'res': (6,),
+    'res': (6, 58),
     'ret': (6, 10),
     'rev': (6,),
     'rie': (9, 25),
@@ -324,12 +338,13 @@ BY_GRAM = {
     'rée': (36,),
     'réi': (37, 48),
     'rét': (6,),
-    "s'a": (10, 33, 48),
+    "s'a": (10, 33, 48, 57),
     "s'e": (38,),
+    "s'i": (57,),
     "s'é": (38,),
     'san': (2, 51),
     'sau': (11, 22, 34, 48),
-    'se ': (42,),
+    'se ': (42, 57),
     'ser': (5,),
     'seu': (9, 11, 25, 42),
     'son': (26,),
@@ -354,7 +369,6 @@ BY_GRAM = {
     'tu ': (1, 2, 5, 13, 16, 26, 27, 30, 33, 34, 36, 40, 44, 48),
     'tut': (48,),
     'un ': (11, 34),
-    'une': (37,),
     'uni': (9, 29, 42),
     'vau': (51,),
     'ver': (48,),
@@ -364,10 +378,12 @@ BY_GRAM = {
     'vou': (2, 13, 16, 34, 40),
     'vra': (36,),
     'à c': (1, 48),
+    'à l': (8,),
     'à m': (34,),
     'à n': (47,),
     'à q': (36,),
     'ça ': (1, 8, 27, 34, 37, 40, 43, 45, 51),
+    'è f': (37,),
     'éch': (14,),
     'écr': (48,),
     'éta': (36, 38),

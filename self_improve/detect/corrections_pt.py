@@ -84,6 +84,27 @@ PATTERNS: tuple[Row, ...] = (
     # A rule, then the agent's work that breaks it: "tem que ser sempre reversível, e a sua não tem down",
     # "leva o ID do ticket na frente, os seus não têm", "não se metem ..., e acabaste de meter três"
     ("pt.house-yours", r"\b(?:sempre|nunca|jamais|nada de|s[oó]|leva|levam|ficam?|n[aã]o tem|tem que|n[aã]o se \w+)\b(?:[^.?!\n]){0,60}?[,;]\s*+(?:e |mas )?(?:(?:o|a|os|as) (?:sua|seu|suas|seus|tua|teu|tuas|teus)\b|(?:sua|seu|tua|teu) (?:vers[aã]o|migration|migra[çc][aã]o|mudan[çc]a|commit|c[oó]digo|script|pr|query|teste)|(?:suas|seus|tuas|teus) (?:commits|mudan[çc]as|testes|migrations|scripts)|(?:voc[eê]|vc) acabou de|acabaste de)", False),
+    # --- issue 13, round 11: elliptical replacements, plain facts, reproach and hedged questions, restating
+    # "Não Jest, Vitest.", "com BigDecimal, não double", "não é `useEffect`, é `useLayoutEffect`", "`COPY` em vez de `ADD`",
+    # "Postgres, não MySQL." (a bare "X, não Y." opening the prompt)
+    ("pt.instead-short", r"^[^\S\n]*+n[aã]o (?!(?:sei|obrigad\w*|valeu|precisa|tem|h[aá]|agora|ainda|mais|muito|era|foi|[eé]|t[aá]|vai|pode|quero|rola|rolou|entendi|lembro|consigo|conhe[çc]o|sabia|sim|faz|d[aá])\b)[\w.`+#-]+, [\w.`+#-]+(?: [\w.`+#-]+)?[^\S\n]*+(?:[.!]|$)|^[^\S\n]*+com (?:[^,.?!\n]|\.(?=\S)){1,40}?,\s*+n[aã]o (?:com )?[\w.`+#-]+|\bn[aã]o [eé] `[^`\n]{1,40}`,\s*+[eé]\b|`[^`\n]{1,40}`\s*+(?:em vez|no lugar|ao inv[eé]s) d[eoa]s?\b|^[^\S\n]*+(?!(?:obrigad\w*|valeu|ok|beleza|hoje|agora|sim|claro|perfeito|show|calma|bom|pois|ent[aã]o)\b)[\w.`+#-]+(?: [\w.`+#-]+)?,\s*+n[aã]o (?!(?:sei|tem|h[aá]|[eé]|precisa|rola|d[aá]|vai|pode|foi|era|t[aá]|obrigad\w*|agora|ainda|mais|muito)\b)[\w.`+#-]+(?: [\w.`+#-]+)?[^\S\n]*+(?:[.!]|$)", True),
+    # Facts with no judgement word: "no Vite as variáveis de ambiente precisam começar com VITE_", "Charge.create é da API
+    # antiga", "o Spring Boot 3 exige Java 17 no mínimo"
+    ("pt.fact-plain", r"^[^\S\n]*+n[oa] (?!(?:time|projeto|repo|nosso|nossa|main|master|local|staging|prod|produ[çc][aã]o|geral|caso|momento|meu|minha|fim|final)\b)[\w.-]+(?: v?\d[\w.]*)? (?:o|a|os|as) [^.?!,\n]{1,30}? (?:precisam?|t[eê]m que|tem que|devem?) (?:come[çc]ar|terminar|ir|vir|ter|usar)\b|\b(?:[eé]|s[aã]o) d?[ao] (?:api|sdk|sintaxe|vers[aã]o|forma|interface|fluxo) (?:antig[oa]|velh[oa]|legad[oa]|legacy|anterior|obsolet[oa]|depreciad[oa]|deprecad[oa])\b|\b(?:exige|requer)\b[^.?!\n]{1,30}?\bno m[ií]nimo\b", True),
+    # Reproach: "qual foi a ideia de ...?", "cadê o tratamento de erro que tinha aqui antes?", "não ia rodar os testes?"
+    ("pt.reproach-5", r"\bqual (?:foi|era|[eé]) a (?:ideia|l[oó]gica|gra[çc]a) de\b|\bque ideia (?:foi|[eé]) essa\b|\bcad[eê] (?:o|a|os|as) [^?.!\n]{1,40}? que (?:tinha|estava|estavam|havia|existia|tava)\b|\bn[aã]o ia (?:rodar|testar|executar|conferir|checar|validar)\b", False),
+    # Hedged disagreement: "talvez seja implicância minha, mas ...", "não sei se concordo com ...", "não tenho certeza se isso
+    # tá certo", "acho estranho o cache ..., não vai estourar ...?"
+    ("pt.hedged-6", r"\b(?:talvez|pode ser|deve ser|vai ver) (?:que )?(?:seja )?(?:implic[aâ]ncia|cisma|coisa|paranoia|impress[aã]o|mania|frescura) minha\b|\bn[aã]o sei se concordo\b|\bn[aã]o tenho (?:muita )?certeza (?:se|de que) (?:isso|isto|essa [\w-]+|esse [\w-]+) (?:t[aá]|est[aá]|[eé]|fica|ficou) (?:cert|corret|bem|bom|boa)|\bacho (?:meio |um pouco )?(?:estranho|esquisito) (?:que|o|a|os|as|isso|esse|essa)\b[^\n]{0,100}?\bn[aã]o (?:vai|devia|deveria|seria|era|fica|precisa)\b", False),
+    # Restating what was agreed: "Conforme combinamos lá no início, ..."
+    ("pt.restate-2", r"\b(?:conforme|segundo o que) (?:a gente |n[oó]s )?(?:combinamos|combinou|acordamos|acordou|decidimos|decidiu|definimos|definiu|conversamos|falamos)\b", False),
+    # The agent's change, named by a bare preterite, and its damage: "mudou o nome da métrica ... e quebrou todos os alertas",
+    # "mexeu no .nvmrc sem avisar"
+    ("pt.you-did-3", r"^[^\S\n]*+(?:mudou|mexeu|trocou|tirou|apagou|removeu|renomeou|alterou|subiu|deletou|atualizou|colocou|botou)\b(?:[^.?!\n]|\.(?=\S)){1,80}?(?:\be (?:quebrou|estragou|derrubou|matou|sumiu)\b|\bsem (?:avisar|perguntar|pedir)\b)", False),
+    # Still broken: "ainda tá aparecendo o botão duplicado"
+    ("pt.still-2", r"\bainda (?:t[aá]|est[aá]) (?:aparecendo|acontecendo|saindo|vindo|duplicando|falhando|quebrando)\b", False),
+    # Praise, then what is worse now, or "almost": "valeu, funcionou, só que agora o endpoint demora o dobro", "tá quase, só ..."
+    ("pt.after-praise-3", r"^[^\S\n]*+(?:valeu|obrigad[oa]|show|beleza|[oó]timo|perfeito|funcionou|funciona|legal|boa)\b[^.?!\n]{0,40}?\b(?:mas|s[oó] que|por[eé]m|embora) agora\b[^.?!\n]{0,40}?\b(?:demora|falha|quebra|trava|d[aá] erro|fica lento|ficou lento|n[aã]o (?:funciona|carrega|roda|sobe|compila|abre))\b|^[^\S\n]*+(?:t[aá]|est[aá]) quase\b[\s,.!\u2014-]++(?:s[oó]|mas|falta)\b", True),
 )
 
 _DISCUSSING_PT = r"\b(?:corrige|corrija|arruma|conserta|olha|verifica|adiciona|faz|consegue|pode|podia|me ajuda|investiga|descobre|por ?qu[eê]|o que|como|cliente|usu[aá]rios?|fornecedor|documenta[çc][aã]o|docs|colega|algu[eé]m|o time|antig[oa]|velh[oa])\b"
@@ -111,7 +132,15 @@ _LATER_WORK_PT = (r"\A(?!(?s:.){0,600}?(?:\b(?:voc[eê]|vc|c[eê]|seus?|suas?|te
 _BEFORE_START_PT = (r"\A(?!(?s:.){0,600}?(?:\b(?:seus?|suas?|teus?|tuas?|refaz|refa[çc]a|corrige|desfaz|volta|de novo|outra vez)\b"
                     r"|\b(?:voc[eê]|vc)\b(?! come[çc]ar\b)|\beu (?:disse|falei|pedi)\b|\bj[aá] (?:disse|falei|pedi)\b))"
                     r"(?s:.){0,300}?\bantes de (?:(?:voc[eê]|vc|a gente) )?(?:come[çc]ar|come[çc]armos|iniciar)\b")
-_UPFRONT_RULE_PT = _NEW_WORK_PT + "|" + _FUTURE_WORK_PT + "|" + _LATER_WORK_PT + "|" + _BEFORE_START_PT
+# A rule for work still to come: a new artefact named ("O serviço novo de e-mail tem que seguir isso"), "então já cria ...",
+# a sentence opening with a verb of design ("Modela a tabela ..."), "que a gente vai fazer", in a prompt that names nothing
+# the agent did (round 11: upfront-rule)
+_COMING_WORK_PT = (r"\A(?!(?s:.){0,600}?\b(?:voc[eê]|vc|c[eê]|seus?|suas?|teus?|tuas?|refaz|refa[çc]a|desfaz|volta|de novo|outra vez|acabou de|faltou|esqueceu)\b)(?s:.){0,400}?"
+                   r"(?:\b(?:o|a|os|as) [\w-]+(?: (?:de|do|da) [\w-]+)? nov[oa]s?\b(?=[^.?!\n]{0,40}?\b(?:tem que|t[eê]m que|precisa|precisam|deve|devem|vai|v[aã]o)\b)"
+                   r"|\bent[aã]o (?:j[aá] |tamb[eé]m )?(?:cria|crie|faz|fa[çc]a|escreve|monta|gera|adiciona|prepara|inclui|coloca|p[oõ]e)\b"
+                   r"|(?:^|[.!;:][^\S\n]++)(?:modela|modele|estrutura|estruture|define|defina|organiza|organize|planeja|planeje)\b"
+                   r"|\bque a gente vai (?:fazer|escrever|criar|montar)\b|\bleva(?:ndo)? isso em (?:conta|considera[çc][aã]o)\b)")
+_UPFRONT_RULE_PT = _NEW_WORK_PT + "|" + _FUTURE_WORK_PT + "|" + _LATER_WORK_PT + "|" + _BEFORE_START_PT + "|" + _COMING_WORK_PT
 # Somebody else's material is judged wrong or outdated ("a doc do fornecedor tá com o nome errado. O certo é..."),
 # in a prompt with nothing aimed at the agent: its "o certo é" corrects them, not the agent (issue 13, train7).
 _OTHERS_WRONG_PT = (r"\A(?!(?s:.){0,600}?\b(?:voc[eê]|vc|c[eê]|seus?|suas?|teus?|tuas?|refaz|refa[çc]a|desfaz|volta)\b)(?s:.){0,300}?"
@@ -199,6 +228,11 @@ _FOR_NEW_WORK_PT = (_NO_AGENT_PAST_PT + r"(?s:.){0,300}?(?:(?:[.!;:?][^\S\n]++|\
                     r"|monta|monte|desenvolve|desenvolva|prepara|prepare|desenha|desenhe|programa|configura|adiciona)\b"
                     r"|\b(?:a gente vai|vamos|(?:voc[eê]|vc) vai|vou) (?:fazer|montar|escrever|criar|desenhar|implementar|come[çc]ar|programar|desenvolver)\b"
                     r"|\bantes de (?:come[çc]ar|come[çc]armos|iniciar)\b)")
+_NO_OWN_EXPERIENCE_PT = (r"^[^\S\n]*(?:n[aã]o+|nope)[\s,.!;:]++"
+                         r"(?!(?s:.){0,300}?(?:\b(?:voc[eê]|vc|c[eê]|seus?|suas?|teus?|tuas?|errad\w*|volta|revert\w*|desfaz|mas|em vez|eu (?:disse|falei|pedi|quis))\b|!))"
+                         r"(?:[eé] a (?:primeira|segunda) vez\b|(?:eu )?(?:nunca|jamais|ainda n[aã]o) (?!(?:pedi|falei|mandei|disse|quis)\b)\w+(?:ei|i)\b"
+                         r"|eu (?:rodo|uso|executo|trabalho|testo|abro|compilo|rodei|usei|testei|executei|instalei|abri|chamo|chamei)\b"
+                         r"|s[oó] (?:o|a|os|as|eu|n[oó]s|a gente) [^.?!,\n]{1,30}? (?:usa|usam|uso|usamos|acessa|acessam|consome|consomem|roda|rodam|chama|chamam|mexe|mexem)\b)")
 UNLESS: dict[str, str] = {"pt.general-3": _UPFRONT_PT + "|" + _NO_LEAVE_PT + "|" + _ANSWER_SETUP_START_PT, "pt.judged": _DISCUSSING_PT, "pt.house": _UPFRONT_RULE_PT + "|" + _SETUP_ANSWER_PT,
                           "pt.rule-idiom": _UPFRONT_RULE_PT, "pt.rule-verb": _UPFRONT_RULE_PT + "|" + _ANSWER_SETUP_START_PT + "|" + _NO_LEAVE_PT, "pt.fact-stem": _THIRD_PARTY_PT + r"|\A" + _ANSWER_WHERE_PT[1:] + "|" + _LATER_WORK_PT,
                           "pt.fact-more": _THIRD_PARTY_PT, "pt.whence": _THIRD_PARTY_PT,
@@ -207,7 +241,12 @@ UNLESS: dict[str, str] = {"pt.general-3": _UPFRONT_PT + "|" + _NO_LEAVE_PT + "|"
                           "pt.fact-contrast": _LEADING_NO_PT + "|" + _REPORTED_PT + "|" + _UPFRONT_RULE_PT + "|" + _OTHERS_WRONG_PT + "|" + _OTHERS_PT,
                           "pt.reproach-4": _THIRD_PARTY_PT, "pt.hedged-5": _UPFRONT_RULE_PT, "pt.praise-but": _PRAISE_NEXT_PT,
                           "pt.hedged": _FOR_NEW_WORK_PT, "pt.hedged-2": _FOR_NEW_WORK_PT,
-                          "pt.you-did-2": _OWN_PROBLEM_PT + "|" + _OTHERS_PT, "pt.house-yours": _NEW_WORK_PT, "pt.general-5": _OTHERS_WRONG_PT, "pt.still": _SCHEDULE_PT}
+                          "pt.you-did-2": _OWN_PROBLEM_PT + "|" + _OTHERS_PT, "pt.house-yours": _NEW_WORK_PT, "pt.general-5": _OTHERS_WRONG_PT, "pt.still": _SCHEDULE_PT,
+                          "pt.instead": r"\b(?:em vez|no lugar|ao inv[eé]s) d[eoa]s? [^.?!\n]{1,60}?,\s*+(?:dessa|desta|nessa|nesta) vez\b",
+                          "pt.instead-short": _NEW_WORK_PT + "|" + _REPORTED_PT + "|" + _OTHERS_WRONG_PT,
+                          "pt.fact-plain": _NEW_WORK_PT + "|" + _LATER_WORK_PT + "|" + _REPORTED_PT + "|" + _OTHERS_WRONG_PT + "|" + _OTHERS_PT,
+                          "pt.reproach-5": _OTHERS_PT + "|" + _REPORTED_PT, "pt.hedged-6": _FOR_NEW_WORK_PT + "|" + _OTHERS_PT + "|" + _REPORTED_PT,
+                          "pt.restate-2": _NEW_WORK_PT + "|" + _LATER_WORK_PT, "pt.you-did-3": _REPORTED_PT, "pt.still-2": _SCHEDULE_PT + "|" + _OTHERS_PT}
 # "No, it can go", "No, not urgent": an answer to the agent's question, not a correction (issue 13).
 # "tem algum motivo pra usar X em vez de Y?": a question about a choice, unless it is aimed at the agent.
 # "dito isso, cria a tabela ...": the context is over and a request for new work follows, nothing is reproached (round 6)
@@ -217,7 +256,9 @@ UNLESS_AT: dict[str, str] = {"pt.house": r"(?:segue|siga) com o resto\b(?! d[oa]
                                                   r"|adiciona|adicione|monta|monte|configura|configure|prepara|prepare|desenha|desenhe)\b",
                              "pt.more": r"tem algum (?:motivo|porqu[eê]) (?:para|pra|de) (?:n[aã]o\b|(?!ter\b)[a-zà-ú]+[aei]r\b"
                                         r"(?![^.?!\n]{0,80}?\b(?:voc[eê]|vc|seu|sua)\b)[^.?!\n]{0,80}?\?)",
-                             "pt.no": r"^[^\S\n]*(?:n[aã]o+|nope)[\s,.!;:\u2014\u2013-]++(?:[^.?!\n]|\.(?=\S)){0,100}?,[^\S\n]*+(?:pode|podem|d[aá] pra) (?:tirar|apagar|remover|sair|jogar fora|deletar|seguir|continuar)\b|^[^\S\n]*(?:n[aã]o+|nope)[\s,.!;:\u2014\u2013-]++(?:[^.?!\n]|\.(?=\S)){0,50}?(?:\b|(?<=\s))(?:pode (?:sair|ficar|apagar|remover|tirar|mandar)|nunca (?:ouvi|usei|vi|testei|mexi|precisei)|n[aã]o (?:conhe[çc]o|lembro|sei)\b|n[aã]o [eé] urgente|sem pressa|ningu[eé]m (?:usa|chama)|[eé] (?:privad|p[uú]blic)\w*|\bpode(?:m)?\b|manda ver|vai fundo|(?:uns|umas|cerca de|mais ou menos|aproximadamente|por volta de|em torno de) )|" + _ANSWER_SETUP_PT + "|" + _ANSWER_STATE_PT + "|" + _ANSWER_WHERE_PT + r"|^[^\S\n]*(?:n[aã]o+|nope)[\s,.!;:\u2014\u2013-]++(?=\S)(?!(?s:.){0,300}?(?:\bn[aã]o\b|\bnunca\b|\bem vez\b|\berrad|\bdesfaz|\brevert|\bvolta\b|\bmant[eé]m|\bpara\b|\bisso [eé]\b|\b[eé] (?:o|a|um|uma)\b|\beu (?:disse|falei|pedi|quis)\b|\bdeve|\btem que\b|\bmas\b|\bquebra|\busa\b|\ba gente\b|\bs[oó]\b|!|\b(?:o|a|os|as) [\w.`-]+ (?:[eé]|fica|ficam|vai|v[aã]o|t[aá])\b))"}
+                             # "Não, nunca rodei esse script", "Não, é a primeira vez", "não, eu rodo do notebook", "Não, só o time
+                             # financeiro usa": the user's own experience or setup (round 11: no-answer)
+                             "pt.no": _NO_OWN_EXPERIENCE_PT + "|" + r"^[^\S\n]*(?:n[aã]o+|nope)[\s,.!;:\u2014\u2013-]++(?:[^.?!\n]|\.(?=\S)){0,100}?,[^\S\n]*+(?:pode|podem|d[aá] pra) (?:tirar|apagar|remover|sair|jogar fora|deletar|seguir|continuar)\b|^[^\S\n]*(?:n[aã]o+|nope)[\s,.!;:\u2014\u2013-]++(?:[^.?!\n]|\.(?=\S)){0,50}?(?:\b|(?<=\s))(?:pode (?:sair|ficar|apagar|remover|tirar|mandar)|nunca (?:ouvi|usei|vi|testei|mexi|precisei)|n[aã]o (?:conhe[çc]o|lembro|sei)\b|n[aã]o [eé] urgente|sem pressa|ningu[eé]m (?:usa|chama)|[eé] (?:privad|p[uú]blic)\w*|\bpode(?:m)?\b|manda ver|vai fundo|(?:uns|umas|cerca de|mais ou menos|aproximadamente|por volta de|em torno de) )|" + _ANSWER_SETUP_PT + "|" + _ANSWER_STATE_PT + "|" + _ANSWER_WHERE_PT + r"|^[^\S\n]*(?:n[aã]o+|nope)[\s,.!;:\u2014\u2013-]++(?=\S)(?!(?s:.){0,300}?(?:\bn[aã]o\b|\bnunca\b|\bem vez\b|\berrad|\bdesfaz|\brevert|\bvolta\b|\bmant[eé]m|\bpara\b|\bisso [eé]\b|\b[eé] (?:o|a|um|uma)\b|\beu (?:disse|falei|pedi|quis)\b|\bdeve|\btem que\b|\bmas\b|\bquebra|\busa\b|\ba gente\b|\bs[oó]\b|!|\b(?:o|a|os|as) [\w.`-]+ (?:[eé]|fica|ficam|vai|v[aã]o|t[aá])\b))"}
 
 # ---- other needle groups (generated by bench/corrections_needles.py: do not edit by hand) -
 # Per pattern (in the order of PATTERNS), its needle groups after the first.
@@ -339,6 +380,24 @@ REST = (
     ),
     (  # pt.house-yours
         ('a seu', 'a sua', 'a teu', 'a tua', 'o seu', 'o sua', 'o teu', 'o tua', 'as seu', 'as sua', 'as teu', 'as tua', 'os seu', 'os sua', 'os teu', 'os tua', 'seu pr', 'sua pr', 'testes', 'teu pr', 'tua pr', 'commits', 'scripts', 'mudancas', 'mudanças', 'seu query', 'seu teste', 'sua query', 'sua teste', 'teu query', 'teu teste', 'tua query', 'tua teste', 'migrations', 'seu codigo', 'seu commit', 'seu código', 'seu script', 'seu versao', 'seu versão', 'sua codigo', 'sua commit', 'sua código', 'sua script', 'sua versao', 'sua versão', 'teu codigo', 'teu commit', 'teu código', 'teu script', 'teu versao', 'teu versão', 'tua codigo', 'tua commit', 'tua código', 'tua script', 'tua versao', 'tua versão', 'acabaste de', 'seu mudanca', 'seu mudança', 'sua mudanca', 'sua mudança', 'teu mudanca', 'teu mudança', 'tua mudanca', 'tua mudança', 'seu migracao', 'seu migracão', 'seu migraçao', 'seu migração', 'sua migracao', 'sua migracão', 'sua migraçao', 'sua migração', 'teu migracao', 'teu migracão', 'teu migraçao', 'teu migração', 'tua migracao', 'tua migracão', 'tua migraçao', 'tua migração', 'vc acabou de', 'seu migration', 'sua migration', 'teu migration', 'tua migration', 'voce acabou de', 'você acabou de'),
+    ),
+    (  # pt.instead-short
+    ),
+    (  # pt.fact-plain
+        (' deve ', ' devem ', 'e a api ', 'e a sdk ', 'e o api ', 'e o sdk ', 'é a api ', 'é a sdk ', 'é o api ', 'é o sdk ', ' precisa ', ' tem que ', ' têm que ', 'e da api ', 'e da sdk ', 'e do api ', 'e do sdk ', 'no minimo', 'no mínimo', 'é da api ', 'é da sdk ', 'é do api ', 'é do sdk ', ' precisam ', 'e a fluxo ', 'e a forma ', 'e o fluxo ', 'e o forma ', 'sao a api ', 'sao a sdk ', 'sao o api ', 'sao o sdk ', 'são a api ', 'são a sdk ', 'são o api ', 'são o sdk ', 'é a fluxo ', 'é a forma ', 'é o fluxo ', 'é o forma ', 'e a versao ', 'e a versão ', 'e da fluxo ', 'e da forma ', 'e do fluxo ', 'e do forma ', 'e o versao ', 'e o versão ', 'sao da api ', 'sao da sdk ', 'sao do api ', 'sao do sdk ', 'são da api ', 'são da sdk ', 'são do api ', 'são do sdk ', 'é a versao ', 'é a versão ', 'é da fluxo ', 'é da forma ', 'é do fluxo ', 'é do forma ', 'é o versao ', 'é o versão ', 'e a sintaxe ', 'e da versao ', 'e da versão ', 'e do versao ', 'e do versão ', 'e o sintaxe ', 'sao a fluxo ', 'sao a forma ', 'sao o fluxo ', 'sao o forma ', 'são a fluxo ', 'são a forma ', 'são o fluxo ', 'são o forma ', 'é a sintaxe ', 'é da versao ', 'é da versão ', 'é do versao ', 'é do versão ', 'é o sintaxe ', 'e da sintaxe ', 'e do sintaxe ', 'sao a versao ', 'sao a versão ', 'sao da fluxo ', 'sao da forma ', 'sao do fluxo ', 'sao do forma ', 'sao o versao ', 'sao o versão ', 'são a versao ', 'são a versão ', 'são da fluxo ', 'são da forma ', 'são do fluxo ', 'são do forma ', 'são o versao ', 'são o versão ', 'é da sintaxe ', 'é do sintaxe ', 'e a interface ', 'e o interface ', 'sao a sintaxe ', 'sao da versao ', 'sao da versão ', 'sao do versao ', 'sao do versão ', 'sao o sintaxe ', 'são a sintaxe ', 'são da versao ', 'são da versão ', 'são do versao ', 'são do versão ', 'são o sintaxe ', 'é a interface ', 'é o interface ', 'e da interface ', 'e do interface ', 'sao da sintaxe ', 'sao do sintaxe ', 'são da sintaxe ', 'são do sintaxe ', 'é da interface ', 'é do interface ', 'sao a interface ', 'sao o interface ', 'são a interface ', 'são o interface ', 'sao da interface ', 'sao do interface ', 'são da interface ', 'são do interface '),
+    ),
+    (  # pt.reproach-5
+    ),
+    (  # pt.hedged-6
+    ),
+    (  # pt.restate-2
+    ),
+    (  # pt.you-did-3
+    ),
+    (  # pt.still-2
+        ('ainda ta ', 'ainda tá ', 'ainda esta ', 'ainda está '),
+    ),
+    (  # pt.after-praise-3
     ),
 )
 # ---- end of other needle groups -----------------------------------------------------------------

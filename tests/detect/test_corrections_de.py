@@ -82,6 +82,16 @@ from tests.detect.pattern_hits import pattern_hit
         # round 7: a verdict or an undoing after "Nein, <Subjekt> ..." still counts
         ("nö, das macht den Export kaputt, die Spalten fehlen jetzt", "de.no"),
         ("Nein, lösch die Spalte nicht, der Report braucht sie.", "de.no"),
+        # round 11: short elliptical replacements, the agent's work redone another way, a tool's naming
+        # rule, "was war der Gedanke", "wäre ein X nicht einfacher", "Nein, <das Geänderte> bleibt"
+        ("Nicht Gradle, Maven.", "de.instead-short"),
+        ("kein eigener Parser, nimm `tomllib` aus der Standardbibliothek", "de.instead-short"),
+        ("Löse das über eine Queue statt über den Cronjob, die Jobs überlappen sonst.", "de.do-it-instead"),
+        ("Bei Expo müssen die öffentlichen Variablen mit `EXPO_PUBLIC_` beginnen.", "de.fact-tool"),
+        ("Der Proxy hat damit nichts zu tun, das Zertifikat ist abgelaufen.", "de.fact-tool"),
+        ("Was war eigentlich die Idee dabei, jede Route einzeln zu cachen?", "de.reproach-idea"),
+        ("Wäre eine View hier nicht schneller als die drei Joins?", "de.hedged-would"),
+        ("Nein, die Timeouts bleiben so, die sind mit dem Provider abgestimmt.", "de.no-keep"),
     ],
 )
 def test_general_german_forms(text: str, pattern: str) -> None:
@@ -151,6 +161,11 @@ def test_general_german_forms(text: str, pattern: str) -> None:
         "Nächste Aufgabe: die Kundenkartei. Telefonnummern speichern wir nur mit Ländervorwahl.",
         "Mach mir eine Übersicht der Schichten. Im Keller gibt's kein WLAN, also offline-fähig.",
         "Sollte man die Schlüssel nicht eher in einem Vault ablegen? Wie macht man das normalerweise?",
+        # round 11: a rule up front then new work, a replacement for new work, "Nein, das ist mein ..."
+        "Keine Cloud-Dienste im Prototyp nötig, alles lokal. Schreib den Importer.",
+        "Kein Docker für das Tool, bau es als einzelnes Binary.",
+        "Im neuen Modul bitte Pydantic statt Dataclasses verwenden.",
+        "Nein, das ist mein Testkonto, keine echten Daten drauf.",
     ],
 )
 def test_german_hard_negatives(text: str) -> None:

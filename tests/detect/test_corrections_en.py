@@ -77,6 +77,18 @@ from tests.detect.pattern_hits import pattern_hit
         # issue 13 (train10): the same answers stop being answers once the agent's work is named
         ("No, the printers are Brother across every branch, you picked the Zebra driver.", "en.no"),
         ("No, the port is 8883, not 1883", "en.no"),
+        # round 11: elliptical "instead" corrections, reproach questions, "as we agreed", a factual rename,
+        # a leading No with a prohibition, "X, not Y" with a dotted name
+        ("Bun, not Deno.", "en.instead-3"),
+        ("not npm, pnpm", "en.instead-3"),
+        ("Instead of parsing the html by hand, use the selectolax parser.", "en.instead-3"),
+        ("compute the totals with a window function rather than the python loop", "en.instead-3"),
+        ("whatever possessed you to disable the CSRF check?", "en.reproach-3"),
+        ("what's the point of the wrapper that just calls fetch?", "en.reproach-3"),
+        ("why on earth are all the prices strings now?", "en.reproach-3"),
+        ("as we discussed yesterday, the cache layer stays out of this PR", "en.restate-2"),
+        ("pydantic 2 calls it model_dump now", "en.factual-3"),
+        ("the entry point lives in cli/main.py, not app.py", "en.not-y"),
     ],
 )
 def test_new_english_families(text: str, pattern: str) -> None:
@@ -165,7 +177,38 @@ def test_new_english_families(text: str, pattern: str) -> None:
         "no, the county only accepts PDF uploads",
         "The regulator's reporting spec says dates are ISO 8601; our legacy exporter writes US dates, which is wrong. Bump it.",
         "Releases are never cut on Fridays in this project. For the new mobile app, set up the release pipeline.",
+        # round 11: a "No," answer about the user's own setup or first try, a rule then a request after
+        # "keeping that in mind", "there's no need" before new work, "instead" for work still to come
+        "No, it's Debian 12 on every node.",
+        "no, this is my first time deploying it",
+        "we never store raw IBANs. bearing that in mind, add the payout export",
+        "our rule: no sync IO in handlers. now please add the image resize endpoint",
+        "there's no need to cache, the table has 12 rows. write the settings view",
+        "in the migration you're about to write, use a partial index instead of a full one",
+        "for the new worker, use asyncio.TaskGroup rather than gather",
     ],
 )
 def test_english_hard_negatives(text: str) -> None:
     assert pattern_hit(text) is None
+
+
+# round 11: a leading No with a prohibition on a thing stands where the model vetoes the leading No.
+@pytest.mark.parametrize("text", [
+    "no, that column name can't change, the BI dashboards query it",
+    "nope, the public route must stay as it is, partners link to it",
+])
+def test_no_with_a_prohibition(text: str) -> None:
+    from self_improve.detect.corrections import detect_correction_by_patterns
+    from self_improve.events import Prompt
+
+    hit = detect_correction_by_patterns(Prompt(text, "session-1", "/tmp/project"), skip_leading_no=True)
+    assert hit == CorrectionHit("en.no-cant", "en")
+
+
+# round 11: "we can't ..." after a leading No is the user's own limit, an answer: no en.no-cant.
+def test_no_with_our_own_limit() -> None:
+    from self_improve.detect.corrections import detect_correction_by_patterns
+    from self_improve.events import Prompt
+
+    text = "No, the firmware is the vendor's, we can't change the bootloader."
+    assert detect_correction_by_patterns(Prompt(text, "session-1", "/tmp/project"), skip_leading_no=True) is None

@@ -206,3 +206,49 @@ def test_round7_corrections(text: str, pattern: str) -> None:
 )
 def test_round7_hard_negatives(text: str) -> None:
     assert pattern_hit(text) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "pattern"),
+    [
+        # round 11: elliptical replacements, plain facts, reproach and hedged questions, restating, praise then regression
+        ("No con `os.system`, con `subprocess.run`.", "es.instead-short"),
+        ("con httpx, no con requests, que todo el servicio es async", "es.instead-short"),
+        ("Mejor con un CTE que anidando tres subconsultas.", "es.instead-short"),
+        ("no es `npm ci`, es `pnpm install --frozen-lockfile`", "es.instead-short"),
+        ("Celery, no RQ.", "es.instead-short"),
+        ("en Next los componentes de cliente tienen que llevar 'use client' arriba", "es.fact-plain"),
+        ("`pkg_resources` es la api antigua de setuptools, mira importlib.metadata", "es.fact-plain"),
+        ("Angular 17 requiere Node 18 como mínimo, con el 16 no arranca", "es.fact-plain"),
+        ("¿cuál fue la idea de guardar las fechas como strings?", "es.reproach-5"),
+        ("¿no ibas a revisar los logs antes de cerrar el ticket?", "es.reproach-5"),
+        ("¿dónde está la validación del email que había en el formulario?", "es.reproach-5"),
+        ("A lo mejor es manía mía, pero ese nombre de variable no dice nada.", "es.hedged-6"),
+        ("me parece raro que la sesión dure un mes, ¿no debería caducar antes?", "es.hedged-6"),
+        ("Lo hablamos en la daily: los ids van en UUID.", "es.restate-2"),
+        ("Genial, ya funciona, pero ahora la página tarda cinco segundos en cargar.", "es.after-praise-3"),
+    ],
+)
+def test_round11_corrections(text: str, pattern: str) -> None:
+    assert pattern_hit(text) == CorrectionHit(pattern, "es")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # round 11: a rule for work still to come (a new artefact, "que vamos a hacer", "tenlo en cuenta"); new content
+        # described after "cámbialo por uno que" / "en lugar de ..., esta vez quiero"; the user's own experience after "No,";
+        # "en local funciona" is a report, not praise
+        "Aquí nunca usamos float para dinero. El módulo nuevo de nóminas tiene que respetarlo.",
+        "En el equipo no se suben binarios al repo, tenlo en cuenta para el pipeline que vamos a montar.",
+        "En la oficina no usamos ORM para los listados, SQL a mano. Hazme el listado de morosos.",
+        "El aviso de mantenimiento es muy seco; cámbialo por uno que pida disculpas y dé la hora de vuelta.",
+        "En vez de un csv diario, esta vez quiero un excel semanal para dirección.",
+        "No, nunca he desplegado ese servicio.",
+        "No, es la primera vez que abro este repo.",
+        "no, en local funciona; el problema es solo en el contenedor",
+        "Vale, no pasa nada.",
+    ],
+)
+def test_round11_hard_negatives(text: str) -> None:
+    assert pattern_hit(text) is None

@@ -76,6 +76,15 @@ from tests.detect.pattern_hits import pattern_hit
         ("Non, les réservations ne sont jamais supprimées chez nous, remets le statut annulé.", "fr.no"),
         ("Chez nous tout passe par Kafka, et tu as branché un appel HTTP direct.", "fr.house"),
         ("Il y a une raison de ne pas avoir lancé les tests ?", "fr.more"),
+        # round 11: short elliptical replacements, the agent's work redone another way, "c'était quoi
+        # l'idée", "s'importe X mais le paquet ...", "Non, <ce qui a été changé> reste"
+        ("Pas Gradle, Maven.", "fr.instead-short"),
+        ("pas de parseur maison, `tomllib` de la lib standard", "fr.instead-short"),
+        ("Fais-le avec une file de messages au lieu du cron, les jobs se chevauchent.", "fr.do-it-instead"),
+        ("plutôt une vue matérialisée que trois jointures à chaque appel", "fr.do-it-instead"),
+        ("C'était quoi le but de mettre un cache sur chaque route ?", "fr.reproach-idea"),
+        ("Ça s'importe `bs4` mais le paquet c'est beautifulsoup4.", "fr.import-fact"),
+        ("Non, les timeouts restent, ils sont alignés avec le fournisseur.", "fr.no-keep"),
     ],
 )
 def test_general_french_forms(text: str, pattern: str) -> None:
@@ -161,6 +170,12 @@ def test_general_french_forms(text: str, pattern: str) -> None:
         "À partir d'aujourd'hui on ne merge plus rien sans revue. Écris le modèle de PR.",
         "La collègue du support a mal saisi les codes postaux, c'est 75011, pas 75110. Fais un script de nettoyage.",
         "On ne devrait pas plutôt chiffrer les sauvegardes ? Quelle est la bonne pratique ?",
+        # round 11: a rule up front then new work, a replacement for new work, "Non, c'est la première fois"
+        "Pas de cloud pour le prototype, tout en local. Écris l'importeur.",
+        "Pas de Docker pour l'outil, fais-en un seul binaire.",
+        "Dans le nouveau module, utilise Pydantic plutôt que des dataclasses.",
+        "Non, c'est la première fois que j'ouvre ce projet.",
+        "Non, c'est mon compte de test, pas de vraies données.",
     ],
 )
 def test_french_hard_negatives(text: str) -> None:

@@ -71,6 +71,24 @@ from tests.detect.pattern_hits import pattern_hit
     ('あなたの書いたテスト、後片付けを忘れてます', 'ja.you-did'),
     ('それって本当ですか？', 'ja.hedged'),
     ('いいえ、違います。さっき言ったとおり Drone です', 'ja.wrong'),
+    # round 11: elliptical instead, facts without a judgement word, reproach questions, hedges, as agreed,
+    # praise then でも, いえ、…ないでください, the diff, still broken after the fix
+    ('jsonは使わずにmsgpackで保存してください、サイズが大きいので', 'ja.instead-2'),
+    ('グローバル変数はやめて、設定オブジェクトで持ってください', 'ja.instead-2'),
+    ('ファイルロックじゃ意味ないです、複数ホストで動くので', 'ja.instead-2'),
+    ('Luaの配列は1始まりです', 'ja.factual-4'),
+    ('Cookieの名前にスペースは使えません', 'ja.factual-4'),
+    ('このワーカー、ジョブごとにDB接続張り直してるのはどういう意図ですか？', 'ja.reproach-4'),
+    ('え、テストの期待値まで変える必要ありました？', 'ja.reproach-4'),
+    ('誰が本番用データベースの接続先ホスト名を書き換えていいって言った？', 'ja.reproach-4'),
+    ('キャッシュのTTL 1秒は短すぎないですか？', 'ja.hedged-5'),
+    ('できれば既存のヘルパーを使ってほしかったです', 'ja.hedged-5'),
+    ('ミーティングで決めたとおり、IDはUUIDv7です', 'ja.restate-2'),
+    ('グラフ追加ありがとう。でも凡例が全部同じ色です', 'ja.after-praise-4'),
+    ('いえ、そのテーブルはdropしないでください', 'ja.no-reject'),
+    ('ううん、その設計は却下で', 'ja.no-reject'),
+    ('差分が大きすぎてレビューできません', 'ja.you-did-5'),
+    ('対応後もタイムアウトが出てます', 'ja.still-2'),
 ])
 def test_general_forms(text: str, pattern: str) -> None:
     assert pattern_hit(text) == CorrectionHit(pattern, "ja")
@@ -178,6 +196,15 @@ def test_general_forms(text: str, pattern: str) -> None:
     '「型ヒントを付けると遅くなる」というのは本当ですか？',
     'いや、ログ収集は Loki で回してる',
     'SDK の changelog に「v4 では非推奨」と書いてあるけど、移行先が分からない。調べてもらえますか',
+    # round 11: a request then what it does without, work built on a rule, an alternative asked for, an answer
+    # about the past, a neighbouring team's SDK, advice asked for
+    '通知のバッチを追加して、リトライはいらない',
+    'うちは日次でバックアップを取る決まりなので、それを踏まえて復旧手順のスクリプトを設計して',
+    'urllibの代わりにaiohttpを使う版も作ってみて',
+    'いや、その警告は以前からずっと出てます',
+    '別チームのSDKがエラーコードを返さないので、ラッパーでは例外を全部ログに残すようにして',
+    'これってログ消したほうがいいですか？',
+    'いいえ、気にしないでください',
 ])
 def test_hard_negatives(text: str) -> None:
     assert pattern_hit(text) is None

@@ -244,3 +244,49 @@ def test_round7_corrections(text: str, pattern: str) -> None:
 )
 def test_round7_hard_negatives(text: str) -> None:
     assert pattern_hit(text) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "pattern"),
+    [
+        # round 11: elliptical replacements, plain facts, reproach and hedged questions, restating, a bare preterite and its
+        # damage, still broken, praise then regression
+        ("Não Moment, Day.js.", "pt.instead-short"),
+        ("com Decimal, não float, é saldo de conta", "pt.instead-short"),
+        ("não é `findOne`, é `findFirst` no Prisma novo", "pt.instead-short"),
+        ("`let` em vez de `var` nesse arquivo todo", "pt.instead-short"),
+        ("no Next os componentes de cliente precisam começar com 'use client'", "pt.fact-plain"),
+        ("esse `request.json` é da API antiga do Flask, hoje é `get_json()`", "pt.fact-plain"),
+        ("o Angular 17 exige Node 18 no mínimo", "pt.fact-plain"),
+        ("qual foi a ideia de guardar data como string?", "pt.reproach-5"),
+        ("cadê a validação de e-mail que tinha no formulário?", "pt.reproach-5"),
+        ("Pode ser cisma minha, mas esse nome de variável não diz nada.", "pt.hedged-6"),
+        ("não sei se concordo com guardar o token no localStorage, isso não fica exposto?", "pt.hedged-6"),
+        ("Conforme definimos na reunião, id é UUID. Volta isso.", "pt.restate-2"),
+        ("trocou a porta do serviço pra 8081 e quebrou o healthcheck", "pt.you-did-3"),
+        ("ainda tá saindo o log duplicado no console", "pt.still-2"),
+        ("Show, funcionou, mas agora a página demora cinco segundos pra abrir.", "pt.after-praise-3"),
+    ],
+)
+def test_round11_corrections(text: str, pattern: str) -> None:
+    assert pattern_hit(text) == CorrectionHit(pattern, "pt")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # round 11: a rule for work still to come (a new artefact, "então já cria", "Modela ..."); new content after "em vez
+        # de ..., dessa vez quero"; the user's own experience or setup after "Não,"
+        "Aqui a gente nunca usa float pra dinheiro. O módulo novo de folha tem que respeitar isso.",
+        "Aqui todo job novo precisa de alerta, então já cria junto com o cron de limpeza.",
+        "A gente nunca loga senha. Modela o serviço de login do portal.",
+        "Em vez de csv diário, dessa vez quero um excel semanal pra diretoria.",
+        "Não, nunca subi esse container.",
+        "Não, é a primeira vez que eu abro esse repo.",
+        "não, eu testo no celular, não no emulador",
+        "Não, só o pessoal do suporte acessa esse painel.",
+        "Obrigado, não precisa.",
+    ],
+)
+def test_round11_hard_negatives(text: str) -> None:
+    assert pattern_hit(text) is None

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from self_improve.detect.corrections import CorrectionHit
+from self_improve.detect.corrections import CorrectionHit, detect_correction_by_patterns
+from self_improve.events import Prompt
 from tests.detect.pattern_hits import pattern_hit
 
 
@@ -92,6 +93,16 @@ from tests.detect.pattern_hits import pattern_hit
         ("Нет, ты опять поменял порт", "ru.you-did"),
         ("Сторонние шрифты у нас под запретом, убери их из своей вёрстки", "ru.rule-idiom"),
         ("Сумма не сходится, ты потерял НДС", "ru.wrong"),
+        # round 11: elliptical instead, facts without a judgement word, hedges, still broken after the fix
+        ('Redis нам тут не нужен, хватит словаря в памяти', 'ru.instead-2'),
+        ('Не клади токен в localStorage, используй httpOnly cookie', 'ru.instead-2'),
+        ('Сделай через env, а не хардкодь ключи в коде', 'ru.instead-imp'),
+        ('Ключи в Redis должны начинаться с префикса сервиса', 'ru.fact-must'),
+        ('Имена таблиц в ClickHouse не могут начинаться с цифры', 'ru.fact-must'),
+        ('в Lua индекс первого элемента — это 1', 'ru.fact-must'),
+        ('Мне кажется, этот индекс будет мешать вставкам', 'ru.hedged-4'),
+        ('Таймаут в 2 секунды — не маловато?', 'ru.hedged-4'),
+        ('После твоей правки варнинги никуда не делись', 'ru.still-2'),
     ],
 )
 def test_general_forms(text: str, pattern: str) -> None:
@@ -216,7 +227,28 @@ def test_general_forms(text: str, pattern: str) -> None:
         "В официальном гайде ключ API лежит прямо в коде, так нельзя. Подготовь пример на переменных окружения.",
         "Твои тесты проходят, спасибо. Теперь экспорт в CSV",
         "В changelog пакета написано, что в v4 метод устарел, а замены нет. Поищи альтернативу.",
+        # round 11: No + the user's setup or history, a rule announced for coming work, an alternative asked for,
+        # a new thing then its verb, a question about the user's own spec
+        'Нет, я впервые запускаю этот скрипт',
+        'нет, мы пока на Node 18',
+        'Нет, этот баг был и раньше, до твоих правок',
+        'Имей в виду, что у нас запрещено писать в мастер-базу, поэтому отчёт пусть читает с реплики',
+        'Сделай ещё вариант на aiohttp вместо requests, сравним скорость',
+        'Персональные данные в логи не пишем. Новый сервис уведомлений сделай с маскированием телефонов',
+        'Частота опроса 5 секунд не маловато для датчика?',
     ],
 )
 def test_hard_negatives(text: str) -> None:
     assert pattern_hit(text) is None
+
+
+# round 11: "Нет, …не <imperative>" rejects the agent's step even where the model vetoes the leading "Нет,";
+# "Нет, не волнуйся, …" reassures and stays with the model.
+@pytest.mark.parametrize(("text", "expected"), [
+    ("Нет, таблицу не дропай", "ru.no-imperative"),
+    ("нет, конфиг прода не трогай", "ru.no-imperative"),
+    ("Нет, не волнуйся, сделай как считаешь нужным", None),
+])
+def test_no_imperative_without_leading_no(text: str, expected: str | None) -> None:
+    hit = detect_correction_by_patterns(Prompt(text, "session-1", "/tmp/project"), skip_leading_no=True)
+    assert (hit.pattern if hit else None) == expected

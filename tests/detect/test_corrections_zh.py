@@ -68,6 +68,18 @@ from tests.detect.pattern_hits import pattern_hit
     ('我们的规范是金额保留两位小数，你写的报表保留了四位', 'zh.house-rule'),
     ('那是 boto2 的老接口，boto3 里没有', 'zh.factual'),
     ('第一版没必要做导出，你先把列表页做完就行。', 'zh.still-broken'),
+    # round 11: a replacement named by its tool names, a name or version fact, a leading No with a
+    # prohibition or replacement, the same failure after the change
+    ('时间戳用 int64 而不是 int32，2038 年会溢出', 'zh.instead-3'),
+    ('用 zod 代替 joi 吧', 'zh.instead-3'),
+    ('队列用 kafka，不要 rabbitmq', 'zh.instead-3'),
+    ('改用 ruff format 吧，black 太慢了', 'zh.instead-3'),
+    ('k8s 里那个选项叫 imagePullPolicy', 'zh.factual-3'),
+    ('那个 api 在 3.11 才加入，我们线上是 3.9', 'zh.factual-3'),
+    ('不是，这个表名不能改，报表都在查它', 'zh.no-2'),
+    ('不是，用 staging 那个', 'zh.no-2'),
+    ('不是这个原因，内存是被缓存吃掉的', 'zh.no-2'),
+    ('重启了还是连不上数据库', 'zh.still-after'),
 ])
 def test_general_forms(text: str, pattern: str) -> None:
     assert pattern_hit(text) == CorrectionHit(pattern, "zh")
@@ -144,6 +156,12 @@ def test_general_forms(text: str, pattern: str) -> None:
     '结算系统规定：退款只能原路返回。请在 refund.py 里实现部分退款。',
     '排班那块，做一个按月汇总的视图。我们的规范是工时保留一位小数。',
     '第一版没必要做导出，失败了记日志就行。做一个列表页。',
+    # round 11: "instead" for new work, a rule before a request (记住这一点 / 帮我把…拆成), 客户端 is a program
+    '新的日志模块用 loguru 而不是 logging',
+    '用 httpx 而不是 requests 写一个新的爬虫',
+    '我们从不在日志里打手机号。记住这一点，给短信服务加上埋点',
+    '这个仓库的提交信息一律用英文，帮我把这些改动拆成三个提交',
+    '新表的主键字段叫 order_id',
 ])
 def test_hard_negatives(text: str) -> None:
     assert pattern_hit(text) is None
