@@ -71,6 +71,7 @@ NAMES = (
     'de.fact-tool',
     'de.reproach-idea',
     'de.hedged-would',
+    'de.wrong-the',
     'de.no-keep',
 )
 FIRST = (
@@ -124,7 +125,7 @@ FIRST = (
     ('bitte ', 'statt '),  # de.instead-more
     ('genauso', 'trotzdem', 'weiterhin', 'immer noch', 'noch immer', 'nach wie vor', 'schon wieder'),  # de.still-more
     ('holt', 'legt', 'lädt', 'fängt', 'laedt', 'legst', 'lädst', 'lässt', 'pollt', 'rollt', 'setzt', 'zählt', ' hast,', 'bricht', 'crasht', 'damit ', 'faengt', 'fängst', 'hebelt', 'laedst', 'laesst', 'löscht', 'pollst', 'rundet', 'sendet', 'sperrt', 'stellt', 'umgeht', 'zaehlt', 'zählst', 'öffnet', 'erzeugt', 'faengst', 'filtert', 'loescht', 'löschst', 'mischst', 'oeffnet', 'rechnet', 'rundest', 'schickt', 'sperrst', 'startet', 'umgehst', 'zaehlst', 'öffnest', 'entfernt', 'erzeugst', 'loeschst', 'oeffnest', 'rechnest', 'schickst', 'schreibt', 'startest', 'verwirft', 'zerstört', 'blockiert', 'entfernst', 'gehst von', 'ignoriert', 'mit deine', 'schreibst', 'von deine', 'zerstoert', 'zerstörst', 'dupliziert', 'exportiert', 'hardcodest', 'ignorierst', 'schneidest', 'seit deine', 'speicherst', 'verdoppelt', 'vertauscht', 'zerstoerst', 'durch deine', 'exportierst', 'verschluckt', 'vertauschst', 'wegen deine', 'verschluckst', 'verwechselst'),  # de.you-now
-    ('kein', 'nicht', 'wurde', 'gibts ', "gibt's ", 'gibt es '),  # de.fact-not
+    ('kein', 'nicht', 'wurde', "gibt's in ", 'gibts nur ', 'gibt es in ', "gibt's bei ", "gibt's für ", "gibt's mit ", "gibt's nur ", 'gibts erst ', 'gibt es bei ', 'gibt es für ', 'gibt es mit ', 'gibt es nur ', "gibt's erst ", "gibt's fuer ", 'gibt es erst ', 'gibt es fuer ', "gibt's unter ", 'gibt es unter '),  # de.fact-not
     (',', '.', ':', ';', 'und', 'aber'),  # de.rule-then-you
     ('evtl eher', 'ich hätte', 'ich würde', 'evtl. eher', 'fände ich ', 'ich haette', 'ich wuerde', 'evtl besser', 'evtl lieber', 'faende ich ', 'evtl. besser', 'evtl. lieber', 'ich fänd es ', 'ich faend es ', 'ich fände es ', 'eventuell eher', 'evtl doch eher', 'geht es nicht ', 'ich faende es ', 'wäre es nicht ', 'evtl. doch eher', 'geht das nicht ', 'vielleicht eher', 'waere es nicht ', 'überzeugt mich ', 'eventuell besser', 'eventuell lieber', 'evtl doch besser', 'evtl doch lieber', 'ueberzeugt mich ', 'evtl. doch besser', 'evtl. doch lieber', 'vielleicht besser', 'vielleicht lieber', 'brauchen wir echt ', 'oder irre ich mich', 'eventuell doch eher', 'vielleicht doch eher', 'eventuell doch besser', 'eventuell doch lieber', 'oder täusche ich mich', 'brauchen wir wirklich ', 'oder taeusche ich mich', 'vielleicht doch besser', 'vielleicht doch lieber', 'brauchen wir tatsächlich ', 'brauchen wir tatsaechlich '),  # de.hedged-3
     ('denn', 'echt', 'wozu', 'verloren', 'wer hat ', 'wirklich', 'seit wann ', 'bitte steht', 'genau steht'),  # de.reproach-4
@@ -134,6 +135,7 @@ FIRST = (
     ('echte', 'enden', 'eigene', 'starten', 'anfangen', 'aufhören', 'beginnen', 'richtige', 'nichts zu tun'),  # de.fact-tool
     ('was war ', 'was sollte '),  # de.reproach-idea
     ('wäre ', 'waere '),  # de.hedged-would
+    ('das falsche', 'den falsche', 'der falsche', 'die falsche', 'ein falsche', 'eine falsche', 'einen falsche'),  # de.wrong-the
     ('bleib',),  # de.no-keep
 )
 # For a long prompt: the first three characters of each needle of FIRST -> the positions of
@@ -179,7 +181,7 @@ BY_GRAM = {
     'bin': (35,),
     'bis': (13, 54),
     'bit': (7, 8, 25, 47, 53),
-    'ble': (31, 60),
+    'ble': (31, 61),
     'blo': (11, 42, 49),
     'blö': (42,),
     'bra': (10, 52),
@@ -191,13 +193,13 @@ BY_GRAM = {
     'daf': (15,),
     'dam': (38, 49),
     'dan': (1, 38, 42),
-    'das': (1, 2, 4, 8, 10, 21, 25, 41),
+    'das': (1, 2, 4, 8, 10, 21, 25, 41, 60),
     'dav': (4,),
     'dea': (2,),
-    'den': (2, 41, 53),
+    'den': (2, 41, 53, 60),
     'dep': (9, 10, 25, 43),
-    'der': (11, 54),
-    'die': (2, 41),
+    'der': (11, 54, 60),
+    'die': (2, 41, 60),
     'dri': (2,),
     'du ': (1, 16, 27, 38),
     'dup': (49,),
@@ -205,7 +207,7 @@ BY_GRAM = {
     'ebe': (38,),
     'ech': (5, 39, 53, 57),
     'eig': (5, 57),
-    'ein': (2, 11, 28, 43, 54),
+    'ein': (2, 11, 28, 43, 54, 60),
     'en ': (9,),
     'end': (57,),
     'ent': (2, 10, 25, 43, 49),

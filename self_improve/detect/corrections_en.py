@@ -84,7 +84,7 @@ PATTERNS: tuple[Row, ...] = (
     ("en.actually", r"^[^\S\n]*actually\s*+[,.!:\u2014\u2013-]|^[^\S\n]*(?:wait|hold on|hold up)\s*+[,.!\u2014\u2013-]++\s*+(?:no|don't|do not|stop|that|you|not)\b", False),
     # --- English: house rules, stated against what the agent did
     ("en.house-never", r"\bwe (?:(?:always|only|just|usually|generally|really|actually|typically|basically)\s++)?(?:never|don't|do not|dont|no longer|avoid) (?:use|push|commit|merge|deploy|log|write|add|put|call|import|store|run|ship|release|hardcode|hard-code|touch|mix|rely|expose|catch|throw|raise|return|allow|keep|check in|name|install|pin|edit|modify|vendor)\b|\b(?:nobody|no one|no-one) (?:here |on this team |in this repo )?(?:uses|writes|commits|pushes|merges|deploys|touches|calls|puts|adds|edits)\b", True),
-    ("en.house-always", r"\bwe (?:always|only|exclusively|consistently)(?: ever)? (?!need\b|want\b|have\b)\w+|\bwe(?:'re| are) (?:on|using) (?:[^.?!\n]|\.(?=\S)){1,30}?,\s*+not\b", True),
+    ("en.house-always", r"\bwe (?:always|only|exclusively|consistently)(?: ever)? (?!need\b|want\b|have\b|get\b|got\b|receive\b|see\b|can\b|had\b)\w+|\bwe(?:'re| are) (?:on|using) (?:[^.?!\n]|\.(?=\S)){1,30}?,\s*+not\b", True),
     ("en.house-convention", r"\b(?:our|house|team|project)(?:'s)? (?:\w+ )?(?:rule|convention|policy|guideline|standard|practice)s?(?: here)?\s*+(?::|is\b|are\b|says\b)|\bthe (?:rule|convention|policy|norm|standard)s? (?:here|in this (?:repo|repository|project|codebase|code base|team)|we follow)\b|\bby convention\b|\bas a rule\b", True),
     ("en.house-only", r"(?:^|(?<=[.!;:][^\S\n]))[^\S\n]*+(?:[\w./-]++[^\S\n]++){0,2}[\w./-]++[^\S\n]++only(?:[^\S\n]++(?:in|for|on|inside|within|under|here|please)\b|[^\S\n]*+(?:[,.;:!]|$))|\bonly [\w./-]++(?: [\w./-]++)?, (?:no|not|never)\b", True),
     ("en.house-follow", r"\b(?:follow|match|mirror|respect|stick to|keep to|stay consistent with|be consistent with|consistent with|in line with|align with)\b(?:[^.?!\n]|\.(?=\S)){0,25}?(?:\bexisting\b|\balready (?:there|in place|in the)|\bwhat's there\b|\bwhat is there\b|\bthe rest of\b|\bother (?:services|modules|files|handlers|endpoints|tests|components|packages|scripts)\b|\bthe (?:pattern|conventions?|style)\b|\bhow the others?\b|\bthe way (?:the )?others?\b|\bhouse style\b|\bour style\b|\bwhat we have\b)|\blike (?:the rest of the|everywhere else in the|elsewhere in the|all the other) (?:code|codebase|code base|repo|repository|project|files|services|modules)\b", True),
@@ -243,9 +243,22 @@ _REPORTED_EN = (
 # example, it doesn't run on 3.x"), in a prompt that points at nothing the agent did.
 _THIRD_PARTY_EN = (
     r"\A(?!(?s:.)*?\byou(?:r\b|'ve\b| have \w+ed\b| \w+ed\b| (?:wrote|made|did|said|put|broke|ran|left)\b))[^.?!,;\n]{0,40}?"
-    r"\b(?:docs|documentation|readme|vendor's|vendor|upstream|sdk|legacy|tutorial|contractor|colleague|coworker|teammate|wholesaler|supplier)(?:'s)?\b"
-    r"(?: [\w-]+){0,2} (?:has|have|is|are|was|were|uses|use|ships|returns|gives|stores|sends|puts|merged|broke|wrote)\b"
+    r"\b(?:docs|documentation|readme|vendor's|vendor|upstream|sdk|legacy|tutorial|contractor|colleague|coworker|teammate|wholesaler|supplier"
+    r"|intern|dependabot|renovate|maintainers?|(?:data|platform|infra|backend|frontend|ops|security|mobile) team)(?:'s)?\b"
+    r"(?: [\w-]+){0,2} (?:has|have|is|are|was|were|uses|use|ships|returns|gives|stores|sends|puts|merged|broke|wrote"
+    # round 12: "My coworker's PR renamed the env var", "Upstream removed the --legacy flag in 3.0"
+    r"|renamed|removed|dropped|deleted|changed|bumped|replaced|deprecated|moved)\b"
 )
+# A prompt that points at nothing the agent did (your, you've added, again, instead, redo, back, remove, revert).
+_NOT_YOURS_EN = (r"\A(?!(?s:.)*?\b(?:your|you(?:'ve| have)? (?:just |already )?\w+ed|you (?:wrote|made|did|put|broke|left|ran|just|added)"
+                 r"|again|redo|rewrite|back|remove|revert|undo|drop|delete)\b)(?s:.)*?")
+# "As we agreed yesterday, next up is the CSV import": what was agreed introduces the next task (round 12).
+_NEXT_TASK_EN = (_NOT_YOURS_EN + r"\b(?:next up|(?:the )?next (?:step|thing|task|item|part)|let's (?:now )?(?:add|build|start|do|move|tackle|work|begin|implement|write|set up|look)"
+                 r"|now (?:let's|we)|today (?:we|let's)|(?:can|could) you (?:now )?(?:start|begin|plan|sketch|draft|outline)|start (?:on|with))\b")
+# "Instead of a cron job, let's build the export as a Celery task. Start with the skeleton.": new work
+# described by what it will not be (round 12).
+_NEW_INSTEAD_EN = (_NOT_YOURS_EN + r"(?:\b(?:let's|let us|i want|i'd like|we'll|we will|we're going to|we want)\b[^.?!\n]{0,30}?\b(?:build|create|write|set up|scaffold|start|design|draft|implement)\b"
+                   r"|\b(?:can|could) you (?:sketch|scaffold|draft|design|outline|plan)\b|\bstart with (?:the|a) (?:skeleton|scaffold|basics|outline|prototype)\b)")
 UNLESS: dict[str, str] = {"en.house-only": f"{_UPFRONT_EN}|{_RULE_FOR_NEW_WORK_EN}",
     # ... or somebody's feed: "the city's parking API gives local timestamps, which is just wrong".
     "en.judged-artefact": _DISCUSSING_EN + r"|\b(?!you)[\w-]+'s (?:[\w-]+ ){0,2}?(?:api|sdk|feed|docs|data|export|firmware|portal|guide|spec|standard|manual|schema)\b|\b(?:our|their) (?:old|legacy|previous)\b",
@@ -254,12 +267,12 @@ UNLESS: dict[str, str] = {"en.house-only": f"{_UPFRONT_EN}|{_RULE_FOR_NEW_WORK_E
     "en.looks-wrong": f"{_REPORTED_EN}|{_THIRD_PARTY_EN}", "en.judged": f"{_REPORTED_EN}|{_THIRD_PARTY_EN}",
     # An error message quoted by the user: 'fails with "error: the option ... is not valid for C"'.
     "en.factual-like": r"[\"`](?:[^\"`\n]){0,80}?\b(?:isn't|is not|aren't|are not|not) (?:a )?valid\b",
-    "en.factual-gone": _REPORTED_EN + r"|\b(?:error|errors|exception|fatal)\b[^\n]{0,80}?\b(?:does not|doesn't) exist\b",
+    "en.factual-gone": _REPORTED_EN + "|" + _THIRD_PARTY_EN + r"|\b(?:error|errors|exception|fatal)\b[^\n]{0,80}?\b(?:does not|doesn't) exist\b",
     "en.more": f"{_REPORTED_EN}|{_THIRD_PARTY_EN}", "en.hedged": _REPORTED_EN, "en.factual-no-such": _REPORTED_EN, "en.fact-status": _REPORTED_EN, "en.should-not": f"{_UPFRONT_EN}|{_REPORTED_EN}|{_FUTURE_WORK_EN}",
     "en.house-never": _HOUSE_VETO_EN, "en.house-always": _HOUSE_VETO_EN, "en.house-convention": _HOUSE_VETO_EN,
     "en.house-we": _HOUSE_VETO_EN, "en.house-here": _HOUSE_VETO_EN, "en.house-without": _HOUSE_VETO_EN,
     "en.house-frame": f"{_UPFRONT_EN}|{_HOUSE_VETO_EN}", "en.dont-use-x-use-y": _UPFRONT_EN,
-    "en.meant-for": _ASKING_EN, "en.factual-2": f"{_ASKING_EN}|{_NEW_WORK_AFTER_EN}|{_THIRD_PARTY_EN}", "en.instead-2": _FUTURE_WORK_EN, "en.instead-3": _FUTURE_WORK_EN, "en.use-instead": _FUTURE_WORK_EN,
+    "en.meant-for": _ASKING_EN, "en.factual-2": f"{_ASKING_EN}|{_NEW_WORK_AFTER_EN}|{_THIRD_PARTY_EN}", "en.instead-2": _FUTURE_WORK_EN, "en.instead-3": f"{_FUTURE_WORK_EN}|{_NEW_INSTEAD_EN}", "en.restate-2": _NEXT_TASK_EN, "en.use-instead": _FUTURE_WORK_EN,
     # "the vendor docs are incorrect, the field is X, not Y": a fact about somebody else's work.
     "en.not-y": f"{_REPORTED_EN}|{_THIRD_PARTY_EN}|{_ANSWER_NO_EN}",
     # "nothing goes to the terminals without a signed manifest. can you draft the OTA job?": a rule for new work.
@@ -270,6 +283,8 @@ UNLESS: dict[str, str] = {"en.house-only": f"{_UPFRONT_EN}|{_RULE_FOR_NEW_WORK_E
 }
 # Like UNLESS, but only a veto that matches where the pattern's match starts.
 UNLESS_AT: dict[str, str] = {
+    # "No, the staging cluster can't reach the internet": what the user's world cannot do answers (round 12).
+    "en.no-cant": r"^[^\S\n]*(?:no+|nope|nah)[\s,.!;:\u2014\u2013-]++(?:[^.?!\n]|\.(?=\S)){0,50}?\b(?:can't|cannot|can not) (?:reach|connect|access|see|talk to|resolve|run|handle|fit|load|open|install|download|afford|hit|pull|boot|ping|upgrade|keep up)\b",
     # "there's no need to paginate, the table has 40 rows": no missing flag or table (round 11).
     "en.factual-no-such": r"there(?:'s| is) no need\b",
     # "No need to write tests for this one": an instruction given up front.

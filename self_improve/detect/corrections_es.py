@@ -232,17 +232,28 @@ _NEW_CONTENT_ES = (_NO_AGENT_ES + r"(?s:.)*?(?:\bc[aá]mbia(?:lo|la|los|las) por
 # "No, nunca he corrido ese script", "No, es la primera vez que lo ejecuto": the user's own experience answers (round 11)
 _NO_OWN_EXPERIENCE_ES = (r"^[^\S\n]*(?:que )?(?:no+|nop|nope)[\s,.!;:\u2014\u2013-]++(?:(?:es (?:la )?(?:primera|segunda) vez)\b|(?:(?:todav[ií]a|a[uú]n|nunca|jam[aá]s) )?(?:lo |la |los |las |me |nos )?(?:he|hemos|hab[ií]a|hab[ií]amos) (?!(?:dicho|pedido|querido|mencionado|comentado|hablado|acordado)\b)\w+(?:ado|ido|to|cho)\b)"
                          + _no_fact_aimed_es(_NO_FACT_MUST_ES))
+# "Lo hablamos en la daily: el siguiente paso es ...", "Como dijimos antes, la siguiente tarea es ...": what was agreed
+# introduces the next task, in a prompt that names nothing the agent did (round 12: task)
+_NEXT_STEP_ES = (_NO_AGENT_ES + r"(?s:.)*?(?:\b(?:el|la|lo) (?:siguiente|pr[oó]xim[oa])(?: (?:paso|tarea|punto|fase|bloque|parte|cosa|m[oó]dulo))?\b(?! (?:vez|intento)\b)"
+                 r"|\b(?:hoy|ahora) toca\b|\bahora (?:seguimos|vamos|pasamos|continuamos) (?:con|a|al|por)\b)")
+# "En vez de leer la config de un JSON, quiero que el nuevo CLI la lea de ...": the replacement describes a new artefact
+# (round 12: request)
+_INSTEAD_NEW_ES = (_NO_AGENT_ES + r"(?s:.)*?\ben (?:vez|lugar) de [^.?!\n]{1,60}?,\s*+(?:(?:esta vez|ahora)[,]?\s*+)?(?:quiero|necesito|prefiero|me gustar[ií]a) que\b"
+                   r"[^.?!\n]{0,40}?\b(?:nuev[oa]s?|(?:vas|vamos) a)\b")
+# "No, hoy no hay prisa, termínalo mañana": leave to take one's time answers the agent (round 12: no-answer)
+_NO_HURRY_ES = (r"^[^\S\n]*(?:que )?(?:no+|nop|nope)[\s,.!;:\u2014\u2013-]++(?:[^.?!\n]){0,30}?\b(?:no (?:hay|corre|me corre) (?:ninguna )?prisa|sin prisa|no es urgente)\b"
+                + _no_fact_aimed_es(_NO_FACT_MUST_ES))
 UNLESS: dict[str, str] = {"es.general-3": f"{_UPFRONT_ES}|{_NO_FACT_ES}|{_RULE_FOR_NEW_WORK_ES}|{_COMING_WORK_ES}", "es.house": f"{_RULE_OPENS_NEW_WORK_ES}|{_HEADING_RULE_ES}|{_NO_FACT_ES}|{_COMING_WORK_ES}",
                           "es.wrong": f"{_REPORTED_ES}|{_THIRD_PARTY_JUDGED_ES}", "es.factual": f"{_REPORTED_ES}|{_THIRD_PARTY_JUDGED_ES}|{_RULE_FOR_NEW_WORK_ES}|{_NO_FACT_UNNAMED_ES}", "es.you-erred": _REPORTED_ES,
                           "es.after-praise-2": f"{_REPORTED_ES}|\\b(?:en (?:local|mi m[aá]quina|mi port[aá]til|desarrollo|dev) funciona|funciona en (?:local|mi m[aá]quina|mi port[aá]til))\\b", "es.hedged": f"{_REPORTED_ES}|{_FOR_NEW_WORK_ES}", "es.hedged-2": _FOR_NEW_WORK_ES, "es.fact-more": f"{_REPORTED_ES}|{_RULE_FOR_NEW_WORK_ES}",
-                          "es.house-we": f"{_RULE_OPENS_NEW_WORK_ES}|{_NO_FACT_ES}|{_COMING_WORK_ES}", "es.general-rule": f"{_RULE_OPENS_NEW_WORK_ES}|{_HEADING_RULE_ES}|{_COMING_WORK_ES}", "es.judged": _DISCUSSING_ES, "es.more": f"{_NEW_WORK_ES}|{_REPORTED_ES}|{_RULE_FOR_NEW_WORK_ES}|{_HEADING_RULE_ES}",
+                          "es.house-we": f"{_RULE_OPENS_NEW_WORK_ES}|{_NO_FACT_ES}|{_COMING_WORK_ES}", "es.general-rule": f"{_RULE_OPENS_NEW_WORK_ES}|{_HEADING_RULE_ES}|{_COMING_WORK_ES}|{_NEXT_STEP_ES}", "es.judged": _DISCUSSING_ES, "es.more": f"{_NEW_WORK_ES}|{_REPORTED_ES}|{_RULE_FOR_NEW_WORK_ES}|{_HEADING_RULE_ES}",
                           "es.house-frame": f"{_NEW_WORK_ES}|{_RULE_FOR_NEW_WORK_ES}|{_COMING_WORK_ES}",
-                          "es.instead": _NEW_CONTENT_ES,
-                          "es.instead-short": f"{_NEW_WORK_ES}|{_REPORTED_ES}|{_THIRD_PARTY_JUDGED_ES}",
-                          "es.fact-plain": f"{_NEW_WORK_ES}|{_RULE_FOR_NEW_WORK_ES}|{_REPORTED_ES}|{_THIRD_PARTY_JUDGED_ES}|{_ASKING_ES}",
+                          "es.instead": f"{_NEW_CONTENT_ES}|{_INSTEAD_NEW_ES}",
+                          "es.instead-short": f"{_NEW_WORK_ES}|{_REPORTED_ES}|{_THIRD_PARTY_JUDGED_ES}|{_RULE_FOR_NEW_WORK_ES}",
+                          "es.fact-plain": f"{_NEW_WORK_ES}|{_RULE_FOR_NEW_WORK_ES}|{_REPORTED_ES}|{_THIRD_PARTY_JUDGED_ES}|{_ASKING_ES}|{_RULE_OPENS_NEW_WORK_ES}|{_COMING_WORK_ES}",
                           "es.reproach-5": f"{_REPORTED_ES}|{_THIRD_PARTY_JUDGED_ES}",
                           "es.hedged-6": f"{_REPORTED_ES}|{_THIRD_PARTY_JUDGED_ES}|{_FOR_NEW_WORK_ES}",
-                          "es.restate-2": _RULE_OPENS_NEW_WORK_ES, "es.after-praise-3": _REPORTED_ES,
+                          "es.restate-2": f"{_RULE_OPENS_NEW_WORK_ES}|{_NEXT_STEP_ES}", "es.after-praise-3": _REPORTED_ES,
                           "es.fact-contrast": f"{_LEADING_NO_ES}|{_RULE_FOR_NEW_WORK_ES}|{_REPORTED_ES}|{_THIRD_PARTY_JUDGED_ES}",
                           "es.hedged-5": f"{_NEW_WORK_ES}|{_REPORTED_ES}|\\bqu[eé] (?:opinas|te parece|crees|me recomiendas)\\b",
                           "es.you-did-2": f"{_OWN_PROBLEM_ES}|{_REPORTED_ES}|{_THIRD_PARTY_JUDGED_ES}",
@@ -272,7 +283,8 @@ UNLESS_AT: dict[str, str] = {
     "es.you-erred": r"[^\S\n]*+¿[^?\n]*+\?",
     # "No, the CSV has no header row": English after the "No," (the English table reads it), not Spanish (round 6)
     # "No, nunca he corrido ese script": the user's own experience (round 11: no-answer)
-    "es.no": _NO_OWN_EXPERIENCE_ES + "|" + r"^[^\S\n]*(?:no+|nop|nope)[\s,.!;:]++(?:the|it|it's|we|we're|i|i'm|this|that|there|they|our|my|you)\b(?![\u00c0-\u024f])|"
+    # "No, hoy no hay prisa, termínalo mañana" (round 12: no-answer)
+    "es.no": _NO_OWN_EXPERIENCE_ES + "|" + _NO_HURRY_ES + "|" + r"^[^\S\n]*(?:no+|nop|nope)[\s,.!;:]++(?:the|it|it's|we|we're|i|i'm|this|that|there|they|our|my|you)\b(?![\u00c0-\u024f])|"
     # "No, la ordenanza permite 2 horas ...; en zona verde solo residentes. Puedes seguir con eso.": the answer closes with
     # leave to go on, and nothing in it turns on the agent (round 7: no-answer)
     r"^[^\S\n]*(?:que )?(?:no+|nop|nope)[\s,.!;:\u2014\u2013-]++" + _no_fact_aimed_es(_NO_FACT_MUST_ES)

@@ -77,7 +77,7 @@ FIRST = (
     (' casse', ' cassé', ' perdu', ' saute', ' sauté', ' zappe', ' zappé', 'encore', ' ecrase', ' ecrasé', ' efface', ' effacé', ' ignore', ' ignoré', ' laisse', ' laissé', ' mal lu', ' oublie', ' oublié', ' écrase', ' écrasé', ' invente', ' inventé', ' reecrit', ' renomme', ' renommé', ' reécrit', ' réecrit', ' réécrit', ' commente', ' commenté', ' supprime', ' supprimé', "t'as pas ", ' desactive', ' desactivé', ' désactive', ' désactivé', ' reformate', ' reformaté', 'de nouveau', 'par erreur', ' mal compris', ' mis le souk', "t'as jamais ", "tu n'as pas ", ' mis le bazar', 'sans demander', 'sans prevenir', 'sans prévenir', ' mis le bordel', "t'as meme pas ", "t'as même pas ", 'sans permission', "tu n'as jamais ", 'sans me demander', "vous n'avez pas ", "tu n'as meme pas ", "tu n'as même pas ", ' change le mauvais', ' changé le mauvais', ' modifie le mauvais', ' modifié le mauvais', "vous n'avez jamais ", "vous n'avez meme pas ", "vous n'avez même pas "),  # fr.you-did
     ('je a', 'je r', "je l'a", 'je le r', 'je te a', 'comme je ', 'comme on ', 'ieme fois', 'ième fois', "je te l'a", 'je vous a', 'on en a d', 'comme dit ', "je vous l'a", 'comme precise ', 'comme precisé ', 'comme précise ', 'comme précisé ', 'comme deja dit ', 'comme dejà dit ', 'comme déja dit ', 'comme déjà dit ', 'comme explique ', 'comme expliqué ', 'encore une fois', 'comme mentionne ', 'comme mentionné ', 'comme deja precise ', 'comme deja precisé ', 'comme deja précise ', 'comme deja précisé ', 'comme dejà precise ', 'comme dejà precisé ', 'comme dejà précise ', 'comme dejà précisé ', 'comme déja precise ', 'comme déja precisé ', 'comme déja précise ', 'comme déja précisé ', 'comme déjà precise ', 'comme déjà precisé ', 'comme déjà précise ', 'comme déjà précisé ', 'comme deja explique ', 'comme deja expliqué ', 'comme dejà explique ', 'comme dejà expliqué ', 'comme déja explique ', 'comme déja expliqué ', 'comme déjà explique ', 'comme déjà expliqué ', 'comme deja mentionne ', 'comme deja mentionné ', 'comme dejà mentionne ', 'comme dejà mentionné ', 'comme déja mentionne ', 'comme déja mentionné ', 'comme déjà mentionne ', 'comme déjà mentionné '),  # fr.restate
     ("j'ai dit de", "j'ai dit que", "je n'ai pas dit ca", "je n'ai pas dit de", "je n'ai pas dit ça", "je t'ai demande de", "je t'ai demande un", "je t'ai demandé de", "je t'ai demandé un", "c'est pas ce que j'", "c'est pas ce que je", "je n'ai pas dit que", "je n'ai jamais dit ca", "je n'ai jamais dit de", "je n'ai jamais dit ça", "ce n'est pas ce que j'", "je n'ai jamais dit que", "je ne t'ai pas demande", "je ne t'ai pas demandé", "ce n'est pas ce que je ", "ce que je voulais c'est", "ce que je voulais, c'est", "je ne t'ai jamais demande", "je ne t'ai jamais demandé"),  # fr.not-asked
-    ("d'o", 'tu as', 'serieux', 'sérieux', "tu l'as", 'non mais', "ou t'as ", "où t'as ", "qui t'a ", 'ou as-tu ', 'où as-tu ', 'pourquoi ', 'tu les as', "c'est quoi ", 'serieusement', 'sérieusement', 'depuis quand ', "c'est une blague"),  # fr.reproach
+    ("d'o", 'tu as', 'serieux', 'sérieux', "tu l'as", 'non mais', "ou t'as ", "où t'as ", "qui t'a ", 'ou as-tu ', 'où as-tu ', 'tu les as', "c'est quoi ", 'serieusement', 'sérieusement', 'depuis quand ', "pourquoi t'as", 'pourquoi as-tu', 'pourquoi avoir', 'pourquoi mettre', "c'est une blague", 'pourquoi tu mets', 'pourquoi avez-vous', 'pourquoi vous avez'),  # fr.reproach
     ('enl', 'remet', 'annule', 'defais', 'défais', 'revert', 'restaure', 'retablis', 'rétablis', 'reviens a', 'reviens à', 'reviens sur'),  # fr.undo
     ('cesse de', "arrete d'", "arrête d'", 'arrete de ', "arretez d'", 'arrête de ', "arrêtez d'", 'arretez de ', 'arrêtez de ', 'plus jamais', 'ne fais plus', 'ne mets plus', 'ne ajoute plus', 'ne change plus', 'ne pousse plus', 'ne refais plus', 'ne touche plus', 'ne invente plus', 'ne modifie plus', 'ne supprime plus'),  # fr.stop
     ('plut', 'ca doit ', 'ce doit ', 'il doit ', 'il faut ', 'ça doit ', "au lieu d'", 'au lieu de', 'cela doit ', 'elle doit ', 'ca devrait ', 'ce devrait ', 'il devrait ', 'ça devrait ', 'a la place de', 'cela devrait ', 'elle devrait ', 'à la place de', "n'utilise pas "),  # fr.instead
@@ -87,10 +87,10 @@ FIRST = (
     ('je pr', 'pas s', 'je ne ', 'presque', 'evite plut', 'évite plut', 'pas vraiment', 'je crois que ', 'je pense que ', 'pas tout a fait', 'pas tout à fait', 'ne me semble pas ', "j'ai l'impression que"),  # fr.hedged
     ("t'es s", 'tu es s', 'vous etes s', 'vous êtes s'),  # fr.sure
     ('ton fix', 'ton patch', "j'ai toujours", 'ton correctif', 'casse toujours', 'ton changement', 'toujours rouge', 'crashe toujours', 'echoue toujours', 'plante toujours', 'échoue toujours', 'toujours la meme', 'toujours la même', 'toujours le meme', 'toujours le même', 'passe toujours pas', 'toujours les memes', 'toujours les mêmes', 'marche toujours pas', 'tourne toujours pas', 'compile toujours pas', 'fonctionne toujours pas'),  # fr.still
-    ('de trop', 'inutile', 'excessif', 'overkill', 'superflu', "pas besoin d'", 'ne sert a rien', 'ne sert à rien', 'pas besoin de ', 'trop complique', 'trop compliqué', "il n'y avait pas besoin", "il n'y avait aucun besoin", "il n'y avait aucune raison"),  # fr.unneeded
+    ('est de trop', 'est inutile', 'est excessif', 'est overkill', 'est superflu', 'etait de trop', 'etait inutile', 'était de trop', 'était inutile', 'etait excessif', 'etait overkill', 'etait superflu', 'ne sert a rien', 'ne sert à rien', 'était excessif', 'était overkill', 'était superflu', "pas besoin d'ca", "pas besoin d'ce", "pas besoin d'ça", 'pas besoin de ca', 'pas besoin de ce', 'pas besoin de ça', 'est trop complique', 'est trop compliqué', 'etait trop complique', 'etait trop compliqué', "pas besoin d'tout ca", "pas besoin d'tout ça", 'était trop complique', 'était trop compliqué', 'pas besoin de tout ca', 'pas besoin de tout ça', "il n'y avait pas besoin", "pas besoin d'un nouveau", 'pas besoin de un nouveau', "il n'y avait aucun besoin", "pas besoin d'une nouvelle", "il n'y avait aucune raison", 'pas besoin de une nouvelle'),  # fr.unneeded
     ("t'as", 'tu as', 'vous avez', 'tu viens de ', 'tu viens juste de '),  # fr.you-past
     ('faux', 'casse', 'cassé', 'errone', 'erroné', 'fausse', 'incorrect'),  # fr.judged
-    ('attend', 'pourquoi ', "qu'est-ce qu"),  # fr.reproach-more
+    ('attend', "qu'est-ce qu", 'pourquoi il y a', 'pourquoi y a-t-il'),  # fr.reproach-more
     ('comme ',),  # fr.restate-more
     ('jamais', "dans l'", 'toujours', 'dans cette', 'dans notre'),  # fr.house-we
     ("c'est ", ' faisait', "n'est pas valide", 'ne marche pas comme ca', 'ne marche pas comme ça', 'ne fonctionne pas comme ca', 'ne fonctionne pas comme ça'),  # fr.factual-like
@@ -106,7 +106,7 @@ FIRST = (
     ("d'où sort", 'jamais en', "d'où vient", 'jamais sur', 'jamais avec', 'jamais dans', "j'ai peur que", 'jamais à côté', "je l'ai déjà dit", "on n'utilise pas", "j'ai très peur que", "on n'utilise jamais", "j'ai un peu peur que", "je l'ai dit deux fois", "je l'ai dit trois fois", 'pourquoi il y a un nouvel', "je l'ai dit plusieurs fois", 'pourquoi il y a un nouveau', 'pourquoi il y a une nouvel', 'pourquoi il y a une nouveau'),  # fr.general-3
     ('pas fan de', "je n'aime pas ", 'pas trop fan de', 'pas très fan de', 'il vaudrait mieux', 'ce serait mieux de', 'ce serait mieux si', 'je ne suis pas fan', 'ce ne serait pas mieux', 'ne serait-ce pas mieux', 'ne serait-il pas mieux', 'je ne suis pas trop fan', 'je ne suis pas très fan', 'on devrait peut-être pas', 'on devrait peut-être garder', 'on devrait peut-être plutôt', 'ce ne serait pas plus propre', 'ce ne serait pas plus simple', 'ne serait-ce pas plus propre', 'ne serait-ce pas plus simple', 'ne serait-il pas plus propre', 'ne serait-il pas plus simple', 'on devrait peut-être laisser', 'on devrait peut-être revenir'),  # fr.hedged-2
     ('a sauté', 'ont sauté', 'on est sûr', 'on est certain', 'tu viens de virer', 'tu viens de casser', "s'appelle désormais", 'tu viens de effacer', 'tu viens de écraser', "s'appelle maintenant", 'tu viens de supprimer'),  # fr.general-5
-    ('je n', 'peut-', 'un peu ', "j'ai un ", 'je suis ', "j'aurais ", "ca m'inqui", "j'ai des r", 'ne devrait', "ça m'inqui", 'ca me fait ', "j'eviterais", "j'éviterais", 'ne faudrait', 'ça me fait ', "cela m'inqui", "j'ai peur qu", 'je garderais', 'je resterais', 'ne devraient', "pas d'accord", 'cela me fait ', 'je laisserais', 'ne faudraient', 'pas convaincu', 'peu convaincu', "t'aurais pas ", 'a moins que je ', 'guere convaincu', 'guère convaincu', 'je conserverais', 'à moins que je ', "tu n'aurais pas ", "j'ai tres peur qu", "j'ai très peur qu", "j'ai assez peur qu", 'pas tres convaincu', 'pas trop convaincu', 'pas très convaincu', "vous n'auriez pas ", "j'ai vraiment peur qu", 'moyennement convaincu', 'pas vraiment convaincu', 'sauf erreur de ma part', 'corrige-moi si je me trompe'),  # fr.hedge-formula
+    ("je n'", 'peut-', 'je ne ', 'un peu ', "j'ai un ", 'je suis ', "j'aurais ", "ca m'inqui", "j'ai des r", 'ne devrait', "ça m'inqui", 'ca me fait ', "j'eviterais", "j'éviterais", 'ne faudrait', 'ça me fait ', "cela m'inqui", "j'ai peur qu", 'je garderais', 'je resterais', 'ne devraient', "pas d'accord", 'cela me fait ', 'je laisserais', 'ne faudraient', 'pas convaincu', 'peu convaincu', "t'aurais pas ", 'a moins que je ', 'guere convaincu', 'guère convaincu', 'je conserverais', 'à moins que je ', "tu n'aurais pas ", "j'ai tres peur qu", "j'ai très peur qu", "j'ai assez peur qu", 'pas tres convaincu', 'pas trop convaincu', 'pas très convaincu', "vous n'auriez pas ", "j'ai vraiment peur qu", 'moyennement convaincu', 'pas vraiment convaincu', 'sauf erreur de ma part', 'corrige-moi si je me trompe'),  # fr.hedge-formula
     ('il me sembl',),  # fr.hedge-weak
     ('vien', 'a quoi ', 'et qui ', 'qui va ', 'soudain', 'tu vas ', 'à quoi ', "c'etait ", "c'était ", "ou j'ai ", "où j'ai ", 'tu veux ', 'vraiment', "d'un coup", 'etait-ce ', 'mais qui ', 'ou ai-je ', 'où ai-je ', "t'as pens", 'était-ce ', 'reellement', 'réellement', 'tu as pens', 'franchement', "ou je t'ai ", "ou t'ai-je ", "où je t'ai ", "où t'ai-je ", 'qui pourra ', 'tout a coup', 'tout à coup', 'tu comptes ', 'tu pensais ', 'il fout quoi', "t'avais pens", 'depuis quand ', 'il fait quoi ', 'il fiche quoi', 'il font quoi ', 'ils fout quoi', 'tu avais pens', 'elle fout quoi', 'ils fait quoi ', 'ils fiche quoi', 'ils font quoi ', 'elle fait quoi ', 'elle fiche quoi', 'elle font quoi ', 'elles fout quoi', 'il fichent quoi', 'il foutent quoi', 'elles fait quoi ', 'elles fiche quoi', 'elles font quoi ', 'ils fichent quoi', 'ils foutent quoi', 'elle fichent quoi', 'elle foutent quoi', 'elles fichent quoi', 'elles foutent quoi', "ou est-ce que j'ai ", "où est-ce que j'ai ", 'du jour au lendemain', "ou est-ce que je t'ai ", "où est-ce que je t'ai ", "qu'est-ce qui t'a pris"),  # fr.reproach-3
     ('e fois', 'è fois', 'insiste', 'je me r', 'reitere', 'reitère', 'réitere', 'réitère', "c'etait ", "c'était ", 'ca fait ', 'dans ma ', 'ça fait ', 'je avais ', 'redemande', 'reprecise', 'reprécise', 'cela fait ', "je l'avais ", 'comme je dis', 'comme on dit', 'je te avais ', 'comme on a dit', "je te l'avais ", 'je vous avais ', 'noir sur blanc', 'comme je le dis', 'comme je repete', 'comme je repète', 'comme je répete', 'comme je répète', "comme on l'a dit", "je vous l'avais ", 'en toutes lettres', 'comme je le repete', 'comme je le repète', 'comme je le répete', 'comme je le répète'),  # fr.restate-3
@@ -205,7 +205,7 @@ BY_GRAM = {
     "d'o": (5, 31),
     "d'u": (36,),
     'dan': (9, 20, 37),
-    'de ': (2, 15, 47),
+    'de ': (2, 47),
     'dec': (48,),
     'def': (6,),
     'dej': (9, 10),
@@ -232,11 +232,11 @@ BY_GRAM = {
     'env': (48,),
     'err': (1, 17),
     'es ': (50,),
-    'est': (26, 29, 43),
+    'est': (15, 26, 29, 43),
     'et ': (36, 42),
-    'eta': (36, 38),
+    'eta': (15, 36, 38),
     'evi': (12,),
-    'exc': (15, 42, 43),
+    'exc': (42, 43),
     'exi': (9,),
     'exp': (48,),
     'fac': (48,),
@@ -260,7 +260,6 @@ BY_GRAM = {
     'imp': (43,),
     'inc': (1, 17),
     'ins': (37,),
-    'inu': (15,),
     'inv': (48,),
     'ièm': (3,),
     "j'a": (4, 12, 14, 24, 31, 34, 39, 43, 51),
@@ -305,7 +304,6 @@ BY_GRAM = {
     'ont': (33, 48),
     'ou ': (5, 36),
     'oub': (48,),
-    'ove': (15,),
     'où ': (5, 36),
     'par': (2, 11, 22, 43),
     'pas': (1, 12, 14, 15, 24, 27, 29, 32, 34, 40, 42, 43, 46, 49, 54),
@@ -354,7 +352,7 @@ BY_GRAM = {
     'str': (42,),
     'sty': (43,),
     'sui': (29,),
-    'sup': (10, 15, 43, 48),
+    'sup': (10, 43, 48),
     'sym': (43,),
     'sér': (5,),
     "t'a": (2, 16, 27, 34, 36),
@@ -364,7 +362,7 @@ BY_GRAM = {
     'top': (43,),
     'tou': (9, 11, 14, 20, 27, 36, 42),
     'tre': (43,),
-    'tro': (15, 48),
+    'tro': (48,),
     'trè': (43,),
     'tu ': (1, 2, 5, 13, 16, 26, 27, 30, 33, 34, 36, 40, 44, 48),
     'tut': (48,),
@@ -386,7 +384,7 @@ BY_GRAM = {
     'è f': (37,),
     'éch': (14,),
     'écr': (48,),
-    'éta': (36, 38),
+    'éta': (15, 36, 38),
     'évi': (12,),
 }
 SHORT = (50,)

@@ -218,7 +218,10 @@ _NO_LEAVE_PT = r"\A[^\S\n]*+(?:n[aã]o+|nope)[\s,.!;:\u2014\u2013-]++(?:[^.?!\n]
 _PRAISE_NEXT_PT = (r"\A(?!(?s:.){0,400}?\b(?:voc[eê]|vc|seus?|suas?|teus?|tuas?|errad\w*|quebr\w*|sumiu|faltou|esqueceu|tirou|mudou|trocou|apagou"
                    r"|volta|desfaz|refaz|corrige|de novo|outra vez)\b)[^.!?\n]{0,60}[.!][^\S\n]++(?:agora[,:]?[^\S\n]++)?"
                    r"(?:(?:pra|para) (?:a |o )?(?:pr[oó]xim[oa]|seguinte) [\w-]+,[^\S\n]*+)?"
-                   r"(?:passa|vamos|bora|segue|faz|fa[çc]a|adiciona|cria|escreve|monta|gera|implementa|preciso|quero|me (?:faz|passa|manda|mostra))\b")
+                   # "Agora, pensando bem, dá pra gente adicionar ...?" (round 12: praise)
+                   r"(?:(?:pensando bem|aproveitando|j[aá] que (?:t[aá]|est[aá]) a[ií])[,]?[^\S\n]++)?"
+                   r"(?:passa|vamos|bora|segue|faz|fa[çc]a|adiciona|cria|escreve|monta|gera|implementa|preciso|quero|me (?:faz|passa|manda|mostra)"
+                   r"|(?:d[aá] (?:pra|para)|(?:a gente )?(?:pode|podia|poderia)) (?:(?:a )?gente )?(?:adicionar|criar|incluir|colocar|fazer|montar|ter))\b")
 # A preference or a doubt about work still to come ("Preferia que o relatório saísse em PDF. Faz com reportlab", "Não
 # seria melhor usar um enum? É pro desenho que a gente vai fazer"), in a prompt that names nothing the agent did
 # (round 7: upfront-constraint, question)
@@ -228,6 +231,12 @@ _FOR_NEW_WORK_PT = (_NO_AGENT_PAST_PT + r"(?s:.){0,300}?(?:(?:[.!;:?][^\S\n]++|\
                     r"|monta|monte|desenvolve|desenvolva|prepara|prepare|desenha|desenhe|programa|configura|adiciona)\b"
                     r"|\b(?:a gente vai|vamos|(?:voc[eê]|vc) vai|vou) (?:fazer|montar|escrever|criar|desenhar|implementar|come[çc]ar|programar|desenvolver)\b"
                     r"|\bantes de (?:come[çc]ar|come[çc]armos|iniciar)\b)")
+# "Conforme falamos, a próxima tarefa é o importador", "hoje é a parte de ...": what was agreed introduces the next task, in a
+# prompt that names nothing the agent did (round 12: task)
+_NEXT_STEP_PT = (_NO_AGENT_PAST_PT + r"(?s:.){0,300}?(?:\b(?:o|a) (?:pr[oó]xim[oa]|seguinte)(?: (?:passo|tarefa|etapa|fase|parte|coisa|m[oó]dulo|item))?\b(?! (?:vez|tentativa)\b)"
+                 r"|\b(?:hoje|agora) [eé] (?:a vez|a parte|o m[oó]dulo)\b|\bagora (?:seguimos|vamos|passamos|partimos) (?:com|pr[oa]|para)\b)")
+# "Pros testes que você vai escrever, usa X em vez de Y": the replacement is a constraint of work still to come (round 12)
+_FUTURE_INSTEAD_PT = _NO_AGENT_PAST_PT + r"(?s:.){0,300}?" + _FUTURE_WORK_PT
 _NO_OWN_EXPERIENCE_PT = (r"^[^\S\n]*(?:n[aã]o+|nope)[\s,.!;:]++"
                          r"(?!(?s:.){0,300}?(?:\b(?:voc[eê]|vc|c[eê]|seus?|suas?|teus?|tuas?|errad\w*|volta|revert\w*|desfaz|mas|em vez|eu (?:disse|falei|pedi|quis))\b|!))"
                          r"(?:[eé] a (?:primeira|segunda) vez\b|(?:eu )?(?:nunca|jamais|ainda n[aã]o) (?!(?:pedi|falei|mandei|disse|quis)\b)\w+(?:ei|i)\b"
@@ -242,11 +251,11 @@ UNLESS: dict[str, str] = {"pt.general-3": _UPFRONT_PT + "|" + _NO_LEAVE_PT + "|"
                           "pt.reproach-4": _THIRD_PARTY_PT, "pt.hedged-5": _UPFRONT_RULE_PT, "pt.praise-but": _PRAISE_NEXT_PT,
                           "pt.hedged": _FOR_NEW_WORK_PT, "pt.hedged-2": _FOR_NEW_WORK_PT,
                           "pt.you-did-2": _OWN_PROBLEM_PT + "|" + _OTHERS_PT, "pt.house-yours": _NEW_WORK_PT, "pt.general-5": _OTHERS_WRONG_PT, "pt.still": _SCHEDULE_PT,
-                          "pt.instead": r"\b(?:em vez|no lugar|ao inv[eé]s) d[eoa]s? [^.?!\n]{1,60}?,\s*+(?:dessa|desta|nessa|nesta) vez\b",
-                          "pt.instead-short": _NEW_WORK_PT + "|" + _REPORTED_PT + "|" + _OTHERS_WRONG_PT,
-                          "pt.fact-plain": _NEW_WORK_PT + "|" + _LATER_WORK_PT + "|" + _REPORTED_PT + "|" + _OTHERS_WRONG_PT + "|" + _OTHERS_PT,
+                          "pt.instead": r"\b(?:em vez|no lugar|ao inv[eé]s) d[eoa]s? [^.?!\n]{1,60}?,\s*+(?:dessa|desta|nessa|nesta) vez\b" + "|" + _FUTURE_INSTEAD_PT,
+                          "pt.instead-short": _NEW_WORK_PT + "|" + _REPORTED_PT + "|" + _OTHERS_WRONG_PT + "|" + _LATER_WORK_PT,
+                          "pt.fact-plain": _UPFRONT_RULE_PT + "|" + _REPORTED_PT + "|" + _OTHERS_WRONG_PT + "|" + _OTHERS_PT,
                           "pt.reproach-5": _OTHERS_PT + "|" + _REPORTED_PT, "pt.hedged-6": _FOR_NEW_WORK_PT + "|" + _OTHERS_PT + "|" + _REPORTED_PT,
-                          "pt.restate-2": _NEW_WORK_PT + "|" + _LATER_WORK_PT, "pt.you-did-3": _REPORTED_PT, "pt.still-2": _SCHEDULE_PT + "|" + _OTHERS_PT}
+                          "pt.restate-2": _NEW_WORK_PT + "|" + _LATER_WORK_PT + "|" + _NEXT_STEP_PT, "pt.you-did-3": _REPORTED_PT, "pt.still-2": _SCHEDULE_PT + "|" + _OTHERS_PT}
 # "No, it can go", "No, not urgent": an answer to the agent's question, not a correction (issue 13).
 # "tem algum motivo pra usar X em vez de Y?": a question about a choice, unless it is aimed at the agent.
 # "dito isso, cria a tabela ...": the context is over and a request for new work follows, nothing is reproached (round 6)

@@ -107,6 +107,8 @@ PATTERNS: tuple[Row, ...] = (
     ("ru.hedged-4", r"\b(?:мне кажется|по-моему|кажется)\b,?\s*+(?:этот|эта|это|эти|такой|такая|такое|твой|твоя|тво[её]|твои|тут|здесь)\b[^.?!\n]{0,60}?\b(?:будет|будут|сломает|упад[её]т|потеря\w*)\b"
                     r"|[,\u2014\u2013-]\s*+не (?:многовато|маловато|слишком|перебор|жирно|рановато|поздновато)\b[^.?!\n]{0,20}?\?", False),
     ("ru.no-imperative", r"^[^\S\n]*(?:да )?(?:нет|неа)[\s,.!;:\u2014-]++[^.?!\n]{0,40}?\bне\s++(?!волну|пережива|спеши|торопи|беспокой|парь|заморач)\w+(?:ай|яй|уй|ей|ь)(?:те)?\b", False),
+    # --- round 12: "Эта обёртка не нужна, вызывай клиента напрямую": a thing in view judged needless
+    ("ru.unneeded-2", r"(?:^|(?<=[.!;\n]))[^\S\n]*+(?:эт(?:а|от|о|и)|так(?:ая|ой|ое|ие))\s++(?:(?!больше\b|уже\b|пока\b|теперь\b)[\w-]+\s++){1,2}?(?:тут\s++|здесь\s++|вообще\s++|совсем\s++)?не\s++нуж(?:ен|на|но|ны)\b", True),
     ("ru.still-2", r"\bпосле\s++(?:тво\w+\s++)?(?:фикса|правк\w+|исправлени\w+|изменени\w+|патча)\b[^.?!\n]{0,60}?(?:\bникуда не дел\w*|\bне ушл\w*|\bне пропал\w*|\bне исчез\w*|\bвс[её] (?:так же|равно|ещ[её])\b|\bпо-прежнему\b|\bтак и остал\w*)", False),
 )
 
@@ -290,6 +292,21 @@ for _name, _veto in (("ru.factual", _NEW_SENTENCE_WORK_RU), ("ru.general-fact", 
     UNLESS[_name] = UNLESS[_name] + "|" + _veto if _name in UNLESS else _veto
 for _name in ("ru.general-3", "ru.house-we", "ru.rule-verb", "ru.rule-idiom", "ru.general-rule"):
     UNLESS[_name] = UNLESS[_name] + "|" + _MIND_RU
+# ---- round 12 (issue 13)
+# "Как договорились, логи только в JSON. Теперь добавь …": what was agreed, then the next task (not "как я говорил").
+_AGREED_NEXT_RU = (r"^(?!(?s:.){0,300}?(?:" + _AGENT_DONE_RU + r"|\bя (?:же |ведь |уже |тебе )*(?:говорил|сказал|писал|просил|объяснял)))(?s:.){0,300}?"
+                   r"\b(?:теперь|дальше|следующ\w+|потом|а теперь)\b,?\s*+(?:давай\s++)?(?:напиши|сделай|создай|добавь|подключи|настрой|заведи|реализуй|займ[её]мся|переходим|переходи)\b")
+# "…, поэтому для нового лендинга шрифты положи локально": a rule for work on something new.
+_FOR_NEW_RU = _unpointed(_AGENT_DONE_RU) + r"\bдля\s++(?:нов(?:ого|ой|ых)|будущ(?:его|ей|их)|следующ(?:его|ей|их))\b"
+# "Нет, я сам удалил тот файл", "Нет, я его ни разу не запускал": a No answered with the user's own doing.
+_NO_MINE_RU = (r"^[^\S\n]*(?:да )?(?:нет|неа)[\s,.;:\u2014\u2013-]++(?!(?s:.){0,200}?" + _AGENT_DONE_RU + r")(?:это\s++)?(?:я|мы)\s++"
+               r"(?:(?:же|ведь)\s++)?(?:(?:сам|сама|сами)\b|(?:(?:его|е[её]|их|это)\s++)?(?:ни разу|никогда|ещ[её]|пока)\s++не\b)")
+for _name, _veto in (("ru.restate-stem", _AGREED_NEXT_RU),
+                     ("ru.unneeded", _NO_MINE_RU), ("ru.no", _NO_MINE_RU), ("ru.factual", _NO_MINE_RU),
+                     ("ru.unneeded-2", _OTHERS_RU + "|" + _UPFRONT_ANY_RU + "|" + _FOR_NEW_RU + "|" + _NO_MINE_RU + "|" + _FUTURE_WORK_RU)):
+    UNLESS[_name] = UNLESS[_name] + "|" + _veto if _name in UNLESS else _veto
+for _name in ("ru.general-3", "ru.house", "ru.house-we", "ru.rule-verb", "ru.rule-idiom", "ru.general-rule", "ru.fact-must", "ru.instead-2"):
+    UNLESS[_name] = UNLESS[_name] + "|" + _FOR_NEW_RU
 UNLESS_AT: dict[str, str] = {"ru.reproach-more2": _LATER_REQUEST_AT_RU,
                              # "Мне кажется, у нас слишком много алертов в Grafana": the user's own system (train9)
                              "ru.hedged-3": r"(?:мне кажется|по-моему|кажется|имхо|как по мне)\b,?\s*+(?:у нас|у них|наш\w*|мы|они|пользовател\w*|сервер\w*|прод\w*)\b",
@@ -442,6 +459,8 @@ REST = (
     (  # ru.hedged-4
     ),
     (  # ru.no-imperative
+    ),
+    (  # ru.unneeded-2
     ),
     (  # ru.still-2
         ('не ушл', 'все еще', 'все ещё', 'всё еще', 'всё ещё', 'не исчез', 'все равно', 'всё равно', 'не пропал', 'все так же', 'всё так же', 'по-прежнему', 'так и остал', 'никуда не дел'),

@@ -105,7 +105,7 @@ PATTERNS: tuple[Row, ...] = (
 _UPFRONT_ZH = r"^[^\S\n]*(?:请你?|帮我|麻烦你?|你)?先?(?:写|实现|创建|新建|搭|做|生成|添加|开发|设计)(?:一个|一份|一套|个)|^[^\S\n]*(?:请你?|帮我|麻烦你?)?用\s*+[^，。,\n]{1,20}?(?:写|实现|做|搭|开发)(?:一个|一份|一套|个)|^[^\S\n]*(?:请你?|帮我|麻烦你?)?(?:实现|开发|设计|搭建|新建|创建|编写)(?!回|成|错)|^[^\S\n]*新(?:的|建的?|加的?)|^[^\S\n]*(?:请你?|帮我|麻烦你?)?(?:给|为)[^，。,\n]{1,20}?(?:写|加|建|新建|实现|生成|搭)"
 # A judgement of somebody else's work (a colleague's, a tester's, a vendor's; 客户端 is a client program) in a prompt that
 # never addresses the agent ("你"): a task, not a correction (issue 13).
-_THIRD_PARTY_ZH = r"\A(?![\s\S]*你)[\s\S]*?(?:用户|用戶|客户(?!端)|客戶(?!端)|同事|老团队|之前的团队|测试同学|测试那边|(?:测试|用户|客户|产品|运营)(?:说|反馈|提|发现|反映)|(?:老|旧)版本?的|维护者|(?<![a-z])qa(?![a-z])|产品经理|产品(?:说|那边)|运营|甲方|合作方|第三方|上游|供应商|厂商|外包|实习生|(?:给|提供|发来|交付)的|(?:之前|以前|原来|上一任|前任)(?:那个|的)?(?:团队|组)|反馈|反饋|回報|提的 ?bug|报了个|线上(?:有个|出了|报|反馈)|線上|老代码|旧代码|遗留|祖传|历史代码|(?<![的是])(?:老|旧)[^，,。！？!?\n]{0,8}?(?:代码|系统|表格|脚本|模块|接口|服务|程序|逻辑|工具|检查器|配置|实现)|(?:osm|openstreetmap|维基|开源社区)\s*+(?:上|里|的)|后端(?:那边|同学)|(?:的|官方|开放平台|接口|api|sdk ?)文档)"
+_THIRD_PARTY_ZH = r"\A(?![\s\S]*你)[\s\S]*?(?:用户|用戶|客户(?!端)|客戶(?!端)|同事|老团队|之前的团队|测试同学|测试那边|(?:测试|用户|客户|产品|运营)(?:说|反馈|提|发现|反映)|(?:老|旧)版本?的|维护者|(?<![a-z])qa(?![a-z])|产品经理|产品(?:说|那边)|运营|甲方|合作方|第三方|上游|供应商|厂商|外包|实习生|(?:给|提供|发来|交付)的|(?:之前|以前|原来|上一任|前任)(?:那个|的)?(?:团队|组)|反馈|反饋|回報|提的 ?bug|报了个|线上(?:有个|出了|报|反馈)|線上|老代码|旧代码|遗留|祖传|历史代码|(?<![的是])(?:老|旧)[^，,。！？!?\n]{0,8}?(?:代码|系统|表格|脚本|模块|接口|服务|程序|逻辑|工具|检查器|配置|实现)|(?:osm|openstreetmap|维基|开源社区)\s*+(?:上|里|的)|后端(?:那边|同学)|法务|合规(?:部|那边|要求)|监管|审计(?:部|那边|要求)|(?:的|官方|开放平台|接口|api|sdk ?)文档)"
 # A house rule that comes with a request for new work and never addresses the agent ("帮我写个
 # terraform module 建 RDS，公司规范是必须开加密"; "接下来加一个 feature flag 服务，我们这边约定…"):
 # the rule is a constraint of the new work, not a correction (issue 13).
@@ -158,15 +158,24 @@ _NO_ANSWER_ZH = (r"\A(?![\s\S]*(?:你|刚才|刚刚|我(?:说|讲|要|让)|改�
                  r"[^\S\n]*(?:没|没有|没呢|还没|不是|不是的|不|不用|没的)[，,。！!~\s]")
 # Work still to come: 新的事件总线用 X 而不是 Y, 你待会写的报告里用… (round 11).
 _FUTURE_ZH = _HOUSE_VETO_ZH + r"|新的?[^，,。！？!?\n]{0,10}?用|(?:待会|等会|接下来|之后|稍后)儿?[^，,。！？!?\n]{0,10}?(?:写|做|建)的|(?:写|做|建|搭)(?:一个|个)?新的?"
+# A prompt that points at nothing the agent did (round 12).
+_NOT_YOURS_ZH = r"\A(?![\s\S]*(?:你(?:刚|之前|上次|怎么|为什么|又|却|把|改|写|加|删|的)|改回|撤|还原|删掉|去掉|换回|不对|错了))"
+# 跟之前说好的一样，今天先做搜索功能: what was agreed introduces the next task (round 12).
+_NEXT_TASK_ZH = (_NOT_YOURS_ZH + r"[\s\S]*?(?:跟|和|按|照|按照)?(?:之前|上次|昨天|刚才|我们|咱们)?[^，,。！？!?\n]{0,6}?(?:说好|商量好|定好|约好)的(?:一样|那样)?[，,]\s*+"
+                 r"(?:今天|现在|接下来|下一步|然后|先|我们|咱们)")
+# 可能是我想多了，但我怀疑缓存的 key 粒度太粗，能测一下命中率吗？: the user's own doubt, with a request to check (round 12).
+_OWN_DOUBT_ZH = (_NOT_YOURS_ZH + r"[\s\S]*?我(?:有点|一直)?怀疑[^。！？!?\n]{1,40}?(?:能|可以|帮我|麻烦|你)(?:帮我|帮忙)?(?:再)?(?:测|查|看|验证|确认|排查|跑|统计)")
+# 把 utils 模块在整个项目里重命名为 helpers: a renaming asked for, not a rename reported (round 12).
+_RENAME_TASK_ZH = r"^[^\S\n]*(?:请|帮我|麻烦你?)?把[^，,。！？!?\n]{1,40}?(?:重命名|改名)(?:为|成)"
 UNLESS: dict[str, str] = {"zh.stop-more": _UPFRONT_ZH, "zh.instead-3": _FUTURE_ZH, "zh.factual-3": _FUTURE_ZH, "zh.wrong": _THIRD_PARTY_ZH + "|" + _REPORTED_ZH + "|" + _ASKING_ZH + "|" + _OWN_ZH,
-                          "zh.house-rule": _NEW_WORK_ZH + "|" + _UPFRONT_RULE_ZH + "|" + _THIRD_PARTY_ZH,
+                          "zh.house-rule": _NEW_WORK_ZH + "|" + _UPFRONT_RULE_ZH + "|" + _THIRD_PARTY_ZH + "|" + _NEXT_TASK_ZH,
                           "zh.general": _NEW_WORK_ZH + "|" + _UPFRONT_RULE_ZH
                           + r"|\A(?![\s\S]*(?:你|这样|这么|刚才|刚刚|改成|换成|改了|加了))[\s\S]*?是不是有点[^，,。！？!?\n]{0,20}?[？?]", "zh.house-norm": _HOUSE_VETO_ZH,
                           "zh.factual-2": _HOUSE_VETO_ZH, "zh.should-use": _OTHERS_CODE_ZH,
                           "zh.trad": _THIRD_PARTY_ZH, "zh.not-right": _REPORTED_ZH + "|" + _THIRD_PARTY_ZH + "|" + _ASKING_ZH + "|" + _OWN_ZH, "zh.contrast-2": _THIRD_PARTY_ZH,
                           "zh.after-praise-3": _THIRD_PARTY_ZH,
                           "zh.not-this": _PERMISSION_ZH, "zh.contrast": _PERMISSION_ZH + "|" + _NO_ANSWER_ZH + "|" + _THIRD_PARTY_ZH,
-                          "zh.factual": _NO_ANSWER_ZH + "|" + _THIRD_PARTY_ZH,
+                          "zh.factual": _NO_ANSWER_ZH + "|" + _THIRD_PARTY_ZH + "|" + _RENAME_TASK_ZH,
                           # 为什么大家都说别用 no-reply 地址发信？: advice reported from others, a question.
                           "zh.dont": _UPFRONT_ZH + "|" + _UPFRONT_RULE_ZH + r"|(?:大家|很多人|有人|别人|网上|都)(?:都)?说(?:要|不要|别)",
                           # 白天重建索引会不会有风险？ in a prompt that points at nothing the agent did: a question.
@@ -181,7 +190,7 @@ UNLESS: dict[str, str] = {"zh.stop-more": _UPFRONT_ZH, "zh.instead-3": _FUTURE_Z
                           "zh.hedged-5": _UPFRONT_ZH + "|" + _NEW_WORK_ZH + "|" + _UPFRONT_RULE_ZH + r"|我(?:打算|想|准备|计划)",
                           "zh.rule-then-you": _UPFRONT_RULE_ZH,
                           # 同事写的…我怀疑他用错了; 用户反馈…从哪来的; 上游…把排位搞坏了: somebody else's work.
-                          "zh.more": _THIRD_PARTY_ZH, "zh.reproach": _THIRD_PARTY_ZH, "zh.still-broken": r"\A(?![\s\S]*你)[\s\S]*?(?:上游|供应商|厂商|外包|同事|维护者|实习生|老代码|旧代码|前任)[^。！？!?\n]{0,30}?(?:破坏|搞坏|弄坏|改坏|写反|弄反|搞反|放反|看反)"}
+                          "zh.more": _THIRD_PARTY_ZH + "|" + _OWN_DOUBT_ZH, "zh.reproach": _THIRD_PARTY_ZH, "zh.still-broken": _NEXT_TASK_ZH + r"|\A(?![\s\S]*你)[\s\S]*?(?:上游|供应商|厂商|外包|同事|维护者|实习生|老代码|旧代码|前任)[^。！？!?\n]{0,30}?(?:破坏|搞坏|弄坏|改坏|写反|弄反|搞反|放反|看反)"}
 # Where a match starts: 应该是 "probably is" (应该是服务器上没装字体) is a guess, not "it should be";
 # 没必要… followed by a new request (没必要上数据库，写个记账小工具) and 没必要？ are instructions
 # and questions; 还是 "or" in a question (用 set 快还是有序列表快？); 不对 after a noun and 又

@@ -85,18 +85,27 @@ def test_the_split_is_a_hash_of_the_text_assigned_up_front() -> None:
 # tuned and the model fitted on these prompts, so they are in-sample; bench/corrections.py
 # reports dev, the held-out estimate (and honest figures on fresh batches are in its report).
 TUNE = {
-    "en": (746, 0, 1, 980), "zh": (675, 0, 0, 923), "es": (606, 0, 0, 828), "de": (615, 0, 0, 835),
-    "fr": (621, 0, 0, 837), "ja": (621, 0, 2, 848), "pt": (611, 0, 0, 844), "ru": (600, 0, 0, 841),
+    "en": (896, 3, 1, 1177), "zh": (825, 1, 0, 1122), "es": (756, 1, 0, 1027), "de": (765, 1, 0, 1034),
+    "fr": (771, 2, 0, 1035), "ja": (771, 0, 2, 1048), "pt": (761, 0, 0, 1044), "ru": (750, 1, 0, 1040),
 }
 TUNE_PATTERNS_ALONE = {
-    "en": (718, 0, 29, 980), "zh": (639, 0, 36, 923), "es": (563, 2, 43, 826), "de": (583, 0, 32, 835),
-    "fr": (585, 0, 36, 837), "ja": (590, 0, 33, 848), "pt": (550, 5, 61, 839), "ru": (561, 0, 39, 841),
+    "en": (855, 7, 42, 1173), "zh": (763, 1, 62, 1122), "es": (702, 5, 54, 1023), "de": (715, 4, 50, 1031),
+    "fr": (714, 3, 57, 1034), "ja": (728, 1, 45, 1047), "pt": (687, 6, 74, 1038), "ru": (694, 1, 56, 1040),
 }
 # Every prompt of tune the detector gets wrong: (language, what it says, pattern).
 TUNE_WRONG = {
+    ('en', 'For the onboarding emails, use MJML templates instead of raw HTML.', 'en.should-not'),
+    ('en', 'No, the data is in BigQuery, not on disk.', 'en.not-y'),
     ('en', 'No, the other one.', None),
-    ('ja', 'いいえ、ポートは 8080 です', None),
+    ('en', 'no need to containerise it, a systemd unit is enough', 'en.unneeded'),
+    ('zh', '夜间任务还是会丢数据，你帮我排查一下原因。', 'zh.still-failing'),
+    ('es', 'En lugar de enviar un correo por cada alerta, haz que se agrupen en un resumen diario.', 'es.instead'),
+    ('de', 'Das Paket heisst auf PyPI python-dateutil, importiert wird es als dateutil. Nimm es bitte in die requirements auf.', 'de.factual'),
+    ('fr', "Le paquet s'appelle python-dateutil sur PyPI, mais le module s'importe dateutil. Ajoute-le aux requirements.", 'fr.factual'),
+    ('fr', "Pour les graphiques du tableau de bord, utilise Chart.js plutôt que D3, l'équipe le connaît mieux.", 'fr.instead'),
     ('ja', 'utils2.py って何？', None),
+    ('ja', 'いいえ、ポートは 8080 です', None),
+    ('ru', 'Вместо Makefile сделай justfile', 'ru.instead'),
 }
 
 

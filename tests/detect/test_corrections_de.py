@@ -92,6 +92,11 @@ from tests.detect.pattern_hits import pattern_hit
         ("Was war eigentlich die Idee dabei, jede Route einzeln zu cachen?", "de.reproach-idea"),
         ("Wäre eine View hier nicht schneller als die drei Joins?", "de.hedged-would"),
         ("Nein, die Timeouts bleiben so, die sind mit dem Provider abgestimmt.", "de.no-keep"),
+        # round 12: "das ist der falsche X" names the agent's choice the wrong one
+        ("Das war leider schon wieder der falsche Branch, wir mergen nach develop.", "de.wrong-the"),
+        ("Das ist der falsche Bucket, die Backups liegen in archive-eu.", "de.wrong-the"),
+        # round 12: a restatement that turns on the agent is still one, whatever introduces it
+        ("Wie besprochen, keine neuen Abhängigkeiten, du hast schon wieder lodash drin.", "de.restate"),
     ],
 )
 def test_general_german_forms(text: str, pattern: str) -> None:
@@ -166,6 +171,17 @@ def test_general_german_forms(text: str, pattern: str) -> None:
         "Kein Docker für das Tool, bau es als einzelnes Binary.",
         "Im neuen Modul bitte Pydantic statt Dataclasses verwenden.",
         "Nein, das ist mein Testkonto, keine echten Daten drauf.",
+        # round 12: what was agreed introducing the next task; the user's doubt about their own work; a
+        # wish for new work after "Statt ... zu ..."; work built from scratch; a symptom "bei uns kommt kein";
+        # "Nein, <Ort> haben wir nur ..." (the model decides); somebody else's "das ist die falsche ..."
+        "Wie im Meeting besprochen geht es jetzt an die Suchfunktion.",
+        "Wie vereinbart: erstell bitte das Grundgerüst für die Mobile-App.",
+        "Ich bin mir nicht sicher, ob meine Indexe sinnvoll sind. Schau mal drüber.",
+        "Statt die PDFs nachts zu erzeugen, möchte ich sie on demand rendern. Wie fange ich an?",
+        "Nimm für den Parser Lark statt Regexen und bau ihn von Grund auf.",
+        "Seit dem Release bei uns kommt keine Bestätigungsmail mehr an, was kann das sein?",
+        "Nein, in der Testumgebung haben wir nur zwei Nodes, Sharding lohnt sich da nicht.",
+        "Der Kunde sagt, das ist die falsche Filiale.",
     ],
 )
 def test_german_hard_negatives(text: str) -> None:

@@ -212,3 +212,45 @@ def test_no_with_our_own_limit() -> None:
 
     text = "No, the firmware is the vendor's, we can't change the bootloader."
     assert detect_correction_by_patterns(Prompt(text, "session-1", "/tmp/project"), skip_leading_no=True) is None
+
+
+# round 12: what was agreed introducing the next task, new work described by what it won't be, the
+# world's limits after a leading No, a named third party's change: no pattern hit.
+@pytest.mark.parametrize("text", [
+    "As we discussed on Monday, the next step is the export wizard.",
+    "As we settled earlier, let's now build the admin audit page.",
+    "Rather than a separate queue, I'd like to build the mailer on top of Postgres LISTEN. Can you outline it?",
+    "Instead of GraphQL, we'll design the partner API as plain REST. Start with the skeleton.",
+    "The runners sit behind a proxy and we only get egress on port 80.",
+    "Renovate bumped prettier and removed the old config key, so the format check fails. Can you update the config?",
+    "The infra team renamed the bucket to assets-prod yesterday; where do we reference it?",
+])
+def test_round12_hard_negatives(text: str) -> None:
+    assert pattern_hit(text) is None
+
+
+# round 12: "No, the build box can't reach PyPI" is what the user's world cannot do: no en.no-cant.
+def test_no_with_what_the_world_cannot_do() -> None:
+    from self_improve.detect.corrections import detect_correction_by_patterns
+    from self_improve.events import Prompt
+
+    text = "No, the build box can't reach PyPI, so mirror the packages."
+    assert detect_correction_by_patterns(Prompt(text, "session-1", "/tmp/project"), skip_leading_no=True) is None
+
+
+# round 12: the same shapes where the agent's work is wrong stay corrections.
+@pytest.mark.parametrize(("text", "pattern"), [
+    ("As we discussed, tabs in the Makefile only. Next up, your new targets need tabs too.", "en.restate-2"),
+    ("Rather than mocking the whole client, stub just the send method.", "en.instead-3"),
+])
+def test_round12_corrections(text: str, pattern: str) -> None:
+    assert pattern_hit(text) == CorrectionHit(pattern, "en")
+
+
+def test_round12_no_cant_still_catches_a_prohibition() -> None:
+    from self_improve.detect.corrections import detect_correction_by_patterns
+    from self_improve.events import Prompt
+
+    text = "No, the webhook path can't change, Stripe is configured with it."
+    hit = detect_correction_by_patterns(Prompt(text, "session-1", "/tmp/project"), skip_leading_no=True)
+    assert hit == CorrectionHit("en.no-cant", "en")

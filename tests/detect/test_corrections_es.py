@@ -252,3 +252,34 @@ def test_round11_corrections(text: str, pattern: str) -> None:
 )
 def test_round11_hard_negatives(text: str) -> None:
     assert pattern_hit(text) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "pattern"),
+    [
+        # round 12: the narrowed round-11 patterns still catch the agent's wrong work
+        ("Con Flask, no con FastAPI. Aquí nadie mantiene código async.", "es.instead-short"),
+        ("En Astro las variables públicas tienen que empezar por PUBLIC_, por eso tu build no las lee.", "es.fact-plain"),
+        ("Como dijimos antes, nada de ORM. Quita SQLAlchemy.", "es.restate-2"),
+    ],
+)
+def test_round12_corrections(text: str, pattern: str) -> None:
+    assert pattern_hit(text) == CorrectionHit(pattern, "es")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # round 12: "X, no Y:" followed by a request for new work; a fact followed by "antes de empezar" / "tenlo en cuenta";
+        # what was agreed introducing the next task; "en vez de ..., quiero que el nuevo ..."; "No, no hay prisa"
+        "Con Ansible, no con Chef: prepara el playbook que instala nginx en los tres nodos.",
+        "Django 5 exige Python 3.10 como mínimo, así que antes de empezar mira qué versión tiene el servidor.",
+        "En Astro las variables públicas tienen que empezar por PUBLIC_; tenlo en cuenta para la web de la asociación.",
+        "Lo acordamos ayer: la próxima tarea es el informe de asistencia. ¿Te pones con ello?",
+        "Como quedamos antes, ahora seguimos con las notificaciones push.",
+        "En vez de guardar los logs en disco, quiero que el servicio nuevo los mande a Loki.",
+        "No, no corre prisa, míralo el lunes.",
+    ],
+)
+def test_round12_hard_negatives(text: str) -> None:
+    assert pattern_hit(text) is None

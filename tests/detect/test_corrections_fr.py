@@ -85,6 +85,10 @@ from tests.detect.pattern_hits import pattern_hit
         ("C'était quoi le but de mettre un cache sur chaque route ?", "fr.reproach-idea"),
         ("Ça s'importe `bs4` mais le paquet c'est beautifulsoup4.", "fr.import-fact"),
         ("Non, les timeouts restent, ils sont alignés avec le fournisseur.", "fr.no-keep"),
+        # round 12: praise after "Merci, " then a flaw
+        ("Merci, ça tourne. Un hic : la pagination commence à zéro.", "fr.praise-but"),
+        # round 12: a restatement that turns on the agent is still one, whatever introduces it
+        ("Comme convenu, pas de console.log dans le code livré, et tu en as laissé trois.", "fr.general-rule"),
     ],
 )
 def test_general_french_forms(text: str, pattern: str) -> None:
@@ -176,6 +180,16 @@ def test_general_french_forms(text: str, pattern: str) -> None:
         "Dans le nouveau module, utilise Pydantic plutôt que des dataclasses.",
         "Non, c'est la première fois que j'ouvre ce projet.",
         "Non, c'est mon compte de test, pas de vraies données.",
+        # round 12: what was agreed introducing the next task; the user's doubt about their own work; a wish
+        # for new work after "Au lieu de ..."; "plutôt X que Y" then new work; the agent's future work; work
+        # built from scratch; somebody else changed it
+        "Comme on l'a dit lundi, commence par le module d'import.",
+        "Je ne suis pas sûr que mon schéma de base soit bon. Tu peux le relire ?",
+        "Au lieu de recalculer les totaux à chaque affichage, j'aimerais les stocker. Comment tu ferais ?",
+        "Plutôt SQLite que Postgres pour ce prototype, ensuite écris le modèle de données.",
+        "Le service d'auth, fais-le avec Keycloak plutôt qu'avec du code maison quand tu le monteras.",
+        "Utilise Vite au lieu de webpack et monte le projet de zéro.",
+        "Un collègue a renommé la table des clients, maintenant l'export plante.",
     ],
 )
 def test_french_hard_negatives(text: str) -> None:

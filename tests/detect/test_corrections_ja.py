@@ -89,6 +89,12 @@ from tests.detect.pattern_hits import pattern_hit
     ('ううん、その設計は却下で', 'ja.no-reject'),
     ('差分が大きすぎてレビューできません', 'ja.you-did-5'),
     ('対応後もタイムアウトが出てます', 'ja.still-2'),
+    # round 12: 言ったのに, what the agent added then removed, more verbs after 使わずに…で, "if X, it is Y"
+    ('ログはstructlogで出すって言ったのに、またloggingになってます', 'ja.restate'),
+    ('先ほど入れたデバッグ用のログは全部消してください', 'ja.undo-2'),
+    ('requestsは使わずにhttpxで送ってください', 'ja.instead-2'),
+    ('タイムゾーン込みで保存するならtimestamptzです', 'ja.factual-5'),
+    ('Apple Silicon ならarm64です', 'ja.factual-5'),
 ])
 def test_general_forms(text: str, pattern: str) -> None:
     assert pattern_hit(text) == CorrectionHit(pattern, "ja")
@@ -205,6 +211,16 @@ def test_general_forms(text: str, pattern: str) -> None:
     '別チームのSDKがエラーコードを返さないので、ラッパーでは例外を全部ログに残すようにして',
     'これってログ消したほうがいいですか？',
     'いいえ、気にしないでください',
+    # round 12: No + how the user's world is, the user's own doing, a third party not yet done; the user's
+    # own suspicion then a request to look; a wish for new behaviour; a rule then a request about something new
+    'いえ、うちは社内ネットワークだけなのでプロキシはないです',
+    'いや、そのブランチは僕が消しました',
+    'いや、取引先がまだ仕様書を送ってくれてないです',
+    'そのファイルは自分で書き換えたので、気にしないで進めてください',
+    'このバッチ、メモリリークしてるっぽいです。ヒープダンプを見て原因の候補を出して',
+    'IDは0始まりで採番して、表示だけ1始まりにする形にしたいです',
+    'うちはSlack通知は禁止なので、新しい通知はメールで送る仕組みを作ってほしいです',
+    'Pythonなら何を使うのが一般的ですか？',
 ])
 def test_hard_negatives(text: str) -> None:
     assert pattern_hit(text) is None

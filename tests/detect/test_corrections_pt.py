@@ -290,3 +290,33 @@ def test_round11_corrections(text: str, pattern: str) -> None:
 )
 def test_round11_hard_negatives(text: str) -> None:
     assert pattern_hit(text) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "pattern"),
+    [
+        # round 12: the narrowed round-11 patterns still catch the agent's wrong work
+        ("Com Flask, não FastAPI. Aqui ninguém mantém código async.", "pt.instead-short"),
+        ("No Astro as variáveis públicas precisam começar com PUBLIC_, por isso o seu build não lê elas.", "pt.fact-plain"),
+        ("Segundo o que a gente definiu, as datas ficam em UTC. Desfaz a conversão.", "pt.restate-2"),
+    ],
+)
+def test_round12_corrections(text: str, pattern: str) -> None:
+    assert pattern_hit(text) == CorrectionHit(pattern, "pt")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # round 12: "X, não Y:" followed by a request for new work; a fact followed by "antes de começar"; what was agreed
+        # introducing the next task; "em vez de" in a constraint for work "que você vai escrever"; praise, then "Agora,
+        # pensando bem, dá pra gente ...?"
+        "Com Ansible, não Chef: prepara o playbook que instala o nginx nos três nós.",
+        "O Django 5 exige Python 3.10 no mínimo, então antes de começar vê qual versão o servidor tem.",
+        "Conforme combinamos ontem, a próxima etapa é o relatório de presença. Bora?",
+        "Nos scripts de deploy que você vai escrever, usa rsync em vez de scp.",
+        "Massa, ficou bem rápido. Agora, pensando bem, dá pra gente ter um modo escuro?",
+    ],
+)
+def test_round12_hard_negatives(text: str) -> None:
+    assert pattern_hit(text) is None

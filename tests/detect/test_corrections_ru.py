@@ -103,6 +103,9 @@ from tests.detect.pattern_hits import pattern_hit
         ('Мне кажется, этот индекс будет мешать вставкам', 'ru.hedged-4'),
         ('Таймаут в 2 секунды — не маловато?', 'ru.hedged-4'),
         ('После твоей правки варнинги никуда не делись', 'ru.still-2'),
+        # round 12: a thing in view judged needless
+        ('Этот декоратор вообще не нужен, логируй прямо в функции', 'ru.unneeded-2'),
+        ('Эти два флага не нужны, хватит одного', 'ru.unneeded-2'),
     ],
 )
 def test_general_forms(text: str, pattern: str) -> None:
@@ -236,6 +239,14 @@ def test_general_forms(text: str, pattern: str) -> None:
         'Сделай ещё вариант на aiohttp вместо requests, сравним скорость',
         'Персональные данные в логи не пишем. Новый сервис уведомлений сделай с маскированием телефонов',
         'Частота опроса 5 секунд не маловато для датчика?',
+        # round 12: as agreed, then the next task; a rule for something new; No + the user's own doing;
+        # a thing no longer needed; a new thing asked for beside it
+        'Как и договорились, тесты на pytest. Теперь напиши тесты для модуля скидок.',
+        'У нас нельзя ходить во внешние API с прода, так что для нового воркера очереди используй прокси.',
+        'Нет, я сама удаляла эту ветку, она была лишняя.',
+        'Нет, я его пока не запускал.',
+        'Эта колонка больше не нужна, подготовь миграцию.',
+        'Нужен новый сервис отчётов, этот старый не нужен будет после запуска.',
     ],
 )
 def test_hard_negatives(text: str) -> None:

@@ -162,6 +162,22 @@ def test_general_forms(text: str, pattern: str) -> None:
     '我们从不在日志里打手机号。记住这一点，给短信服务加上埋点',
     '这个仓库的提交信息一律用英文，帮我把这些改动拆成三个提交',
     '新表的主键字段叫 order_id',
+    # round 12: what was agreed introduces the next task, a rule of legal or compliance, the user's own doubt, a rename asked for
+    '按上次商量好的，接下来做消息中心，先出接口文档。',
+    '和昨天定好的一样，现在开始写导入脚本。',
+    '合规要求日志里一律不能出现身份证号，写审计模块时注意。',
+    '我怀疑是索引没建好，帮我看看慢查询日志。',
+    '帮我把 order_service 重命名为 billing_service。',
 ])
 def test_hard_negatives(text: str) -> None:
     assert pattern_hit(text) is None
+
+
+# round 12: the same shapes where the agent's work is wrong stay corrections.
+@pytest.mark.parametrize(("text", "pattern"), [
+    ("说好的不加新依赖，你却装了 lodash", "zh.still-broken"),
+    ("我们团队一律不用 var，你写的全是 var", "zh.house-rule"),
+    ("这个参数在 2.0 里已经重命名为 max_retries 了", "zh.factual"),
+])
+def test_round12_corrections(text: str, pattern: str) -> None:
+    assert pattern_hit(text) == CorrectionHit(pattern, "zh")
