@@ -113,6 +113,17 @@ PATTERNS: tuple[Row, ...] = (
     # --- round 12: "Nein, das ist der falsche Port": the agent's choice named the wrong one
     ("de.wrong-the", r"\b(?:das|dies|es|da|hier) (?:ist|war|sind|waren) (?:(?:leider|wieder|schon|immer|noch|halt|ja|doch|eh)\s++){0,3}(?:der|die|das|den|ein|eine|einen) falsche[nrms]? [\w.`-]", True),
     ("de.no-keep", r"^[^\S\n]*+(?:nein|nee|nö|noe|nope)\b[\s,.!]++(?:(?:der|die|das|den|dein|deine|alte|alten|bisherige\w?|ursprüngliche\w?)\s++)" + _S + r"{1,50}?\b(?:bleibt|bleiben)(?:[^\S\n]++(?:so|drin|da|stehen|bestehen|erhalten|wie (?:sie|er|es) (?:war|waren|ist|sind)))?\s*+[,.!;:\u2013\u2014-]", False),
+    # --- round 13: a house rule stated with "hier"/"bei uns" after the verb, then the contrast ("Commit-Messages
+    # schreiben wir hier auf Englisch, nicht ...")
+    ("de.house-here", r"\b\w+en wir (?:hier|bei uns|im team|im projekt|in diesem (?:repo|projekt))\b" + _S + r"{0,60}?(?:,\s*+nicht\b|\bund nicht\b|\bstatt\b|\banstatt\b|\bsondern\b)", True),
+    # round 13: "Bitte mit Poetry installieren, nicht mit pip": the means, then the one the agent used, in parallel
+    ("de.instead-prep", r"(?:^|[.!;:])[^\S\n]*+(?:bitte )?(?:mit|über|ueber|per|via|in|im|ins|als|auf|unter) [\w.`/-]+(?: [\w.`/-]+){0,3},\s*+nicht (?:mit|über|ueber|per|via|in|im|ins|als|auf|unter)\b", True),
+    # round 13: "kein Docker Compose, wir deployen mit Helm": the tool refused, then the one the team uses
+    ("de.instead-we", r"^[^\S\n]*+(?:nicht|kein|keine|keinen) (?!(?:problem|stress|sorge|sorgen|eile|ahnung|thema|plan|grund|dank|mehr|jetzt|so)\b)[\w.`/-]+(?: [\w.`/-]+){0,2}\s*+[,;:\u2013\u2014-]\s*+(?:wir|bei uns|hier) (?:nutzen|nehmen|verwenden|benutzen|setzen|deployen|arbeiten|bauen|testen|hosten|bleiben|sind|laufen|machen das|migrieren)\b", True),
+    # round 13: "stopp! nicht weiter formatieren", "halt, lass die Produktionsdatenbank in Ruhe": stopping the agent
+    ("de.stop-word", r"^[^\S\n]*+(?:stopp?|halt|warte?|moment)\s*+[!,.:;\u2014\u2013-]++\s*+(?:(?:bitte|sofort|erstmal|erst mal)\s++)?(?:nicht|nichts|kein\w*|lass|hör|hoer|finger weg)\b|\blass (?:bitte |mal |doch )?(?:die|den|das|meine?n?|unsere?n?)\b" + _S + r"{1,40}?\bin ruhe\b|\bfinger weg von\b", False),
+    # round 13: "das brauchen wir nicht", "Die Docstrings waren nicht nötig": what the agent added was not needed
+    ("de.unneeded-more", r"(?:^|[.!;:])[^\S\n]*+(?:das|den|die|dies|diese[ns]?|so was|sowas|so etwas) (?:brauchen|brauche|braucht) (?:wir|ich|man|es|keiner|niemand) (?:(?:so|hier|wirklich|echt|gar|überhaupt|ueberhaupt)\s++)*(?:nicht|kein\w*)\b|\b(?:war|waren|wäre|waere|wären|waeren) (?:(?:doch|echt|wirklich|gar|überhaupt|ueberhaupt|eigentlich)\s++)*(?:nicht|nicht wirklich|gar nicht|überhaupt nicht|ueberhaupt nicht) (?:nötig|noetig|notwendig|erforderlich|gewollt|gefragt|verlangt|gewünscht|gewuenscht)\b", True),
 )
 
 _DISCUSSING_DE = r"\b(?:behebe|beheb|fix|fixe|korrigier|korrigiere|repariere|schau|prüf|pruef|füg|fueg|bau|mach|kannst du|könntest du|koenntest du|hilf|finde|warum|wieso|wie|was|kunde|kunden|nutzer|user|anbieter|doku|dokumentation|kollege|kollegin|jemand|das team|alte|alter|alten|dienstleister)\b"
@@ -167,7 +178,7 @@ _REPORTED_DE = (r"\b(?:der|die|das|unser|unsere|laut) (?:lieferant|hersteller|an
 # What turns a "Nein, <fact>" on the agent's work, looked for from the "Nein" on (the subject too:
 # "nö, das macht ... kaputt", "Nein, lösch die Tabelle nicht"): then it is no answer (round 7).
 _NO_FACT_BLOCK_DE = (
-    r"(?!(?s:.){0,300}?(?:\b(?:du|dein|deine|deinen|deinem|deiner|dir|dich|soll|sollte|sollen|muss(?!" + _S + r"{0,25}?\bnicht\b)|darf|dürfen|duerfen|falsch|irrst|sondern|statt(?!\s*+(?:[,.;:!?\n]|$))|anstatt|aber|gesagt|sagte|verlangt|wollte|meinte|kaputt|bricht|rückgängig|rueckgaengig|zurück|zurueck|immer noch|noch immer|nach wie vor|weiterhin|wieder|fehl|fehler|crasht|stürzt|stuerzt|rot)\b|!"
+    r"(?!(?s:.){0,300}?(?:\b(?:du|dein|deine|deinen|deinem|deiner|dir|dich|soll|sollte|sollen|muss(?!" + _S + r"{0,25}?\bnicht\b)|darf|dürfen|duerfen|falsch|irrst|sondern|statt(?!\s*+(?:[,.;:!?\n]|$))|anstatt|aber|gesagt|sagte|verlangt|wollte|meinte|kaputt|bricht|(?:das|es|so) (?:will|möchte|moechte|mag) ich|rückgängig|rueckgaengig|zurück|zurueck|immer noch|noch immer|nach wie vor|weiterhin|wieder|fehl|fehler|crasht|stürzt|stuerzt|rot)\b|!"
     # "..., Windows müssen wir nicht unterstützen": what the user's world does not need answers (round 6)
     r"|\b(?:müssen|muessen)\b(?!\s++(?:wir\s++)?(?:nicht|nichts|kein\w*)\b)"
     # "Mach mit dem Puffer weiter": leave to go on, not an undoing (round 6)
@@ -210,8 +221,23 @@ _FROM_SCRATCH_DE = r"\b(?:von grund auf|von null auf|von null an|bei null|from s
 _WISH_DE = (r"^(?!(?s:.){0,300}?\b(?:du hast|hast du|hattest du|du hattest|dein\w*)\b)(?s:.){0,200}?(?:\b(?:würde|wuerde|hätte|haette|würden|wuerden|hätten|haetten) (?:ich|wir) (?:\w+ ){0,3}?(?:gern|gerne)\b"
             r"|\b(?:möchte|moechte|möchten|moechten) (?:ich|wir)\b|\b(?:ich|wir) (?:möchte|moechte|möchten|moechten|hätte gern|haette gern|würde gern|wuerde gern)\b)")
 # round 12: "aber bei uns kommt kein Signatur-Header an": a symptom at the user's end, not a house rule
+# round 13: a request for new work opening with an imperative of creation and a new thing ("Leg bitte einen
+# neuen Branch an, ...", "Richte ein neues Repo ein"): its rules are constraints up front
+_NEW_THING_DE = (r"^(?!(?s:.){0,300}?\b(?:du hast|hast du|hattest|dein\w*|wieder|zurück|zurueck|rückgängig|rueckgaengig)\b)[^\S\n]*+"
+                 r"(?:leg|richt|entwirf|entwickl|programmier|plan|ergänz|ergaenz|erweiter|setz|stell|schreib|erstell|bau|generier|implementier)\w{0,2}"
+                 r" (?:(?:bitte|mal|uns|mir|noch|kurz|doch)\s++)*(?:eine?[nmrs]?|neue[nmrs]?)\b")
+# round 13: work scoped to something new ("Für das neue Modul: wir benutzen nie print"), with nothing that points
+# at the agent's work: the rule is given up front
+_NEW_SCOPE_RULE_DE = (r"^(?!(?s:.){0,300}?\b(?:du hast|hast du|hattest|du hattest|dein\w*|wieder|zurück|zurueck|rückgängig|rueckgaengig|warum|wieso)\b)"
+                      r"[^\S\n]*+(?:für|fuer|in|im|bei|beim) (?:das|die|den|dem|der)? ?(?:neue[nrsm]?|kommende[nrsm]?|geplante[nrsm]?|nächste[nrsm]?|naechste[nrsm]?)\b")
 _SYMPTOM_DE = r"\bbei uns (?:kommt|kommen|kam|kamen|landet|landen|erscheint|erscheinen|passiert|geht|gehen|läuft|laeuft|laufen) (?:\w+ ){0,3}?(?:kein|keine|keinen|nichts|nix|nie)\b"
+# round 13: the new-thing request and the new scope count as up front wherever _UPFRONT_ANY_DE is read
+_UPFRONT_ANY_DE = _UPFRONT_ANY_DE + "|" + _NEW_THING_DE + "|" + _NEW_SCOPE_RULE_DE
 UNLESS: dict[str, str] = {
+    # round 13
+    "de.house-here": _UPFRONT_ANY_DE + "|" + _NO_FACT_DE, "de.instead-prep": _UPFRONT_ANY_DE + "|" + _THIRD_PARTY_DE + "|" + _REPORTED_DE,
+    "de.instead-we": _UPFRONT_ANY_DE, "de.stop-word": _UPFRONT_ANY_DE,
+    "de.unneeded-more": _UPFRONT_ANY_DE + "|" + _THIRD_PARTY_DE + r"|^[^\S\n]*+(?:nein|nee|nö|noe|nope)[\s,.!;:]",
     # round 11: a replacement asked for new work ("Für das neue Dashboard nimm Recharts statt Chart.js")
     "de.instead": _UPFRONT_DE + "|" + _FUTURE_WORK_DE + "|" + _NEW_SCOPE_DE + "|" + _FROM_SCRATCH_DE,
     "de.do-it-instead": _NEW_SCOPE_DE + "|" + _FROM_SCRATCH_DE, "de.general-rule": _NEW_SCOPE_DE + "|" + _FROM_SCRATCH_DE, "de.fact-tool": _UPFRONT_ANY_DE + "|" + _THIRD_PARTY_DE,
@@ -394,6 +420,18 @@ REST = (
     ),
     (  # de.no-keep
         ('bleibt', 'bleiben'),
+    ),
+    (  # de.house-here
+    ),
+    (  # de.instead-prep
+    ),
+    (  # de.instead-we
+    ),
+    (  # de.stop-word
+        ('halt', 'stop', 'wart', 'moment', 'in ruhe', 'finger weg von'),
+    ),
+    (  # de.unneeded-more
+        ('nicht ', 'das brauch', 'den brauch', 'die brauch', 'dies brauch', 'diese brauch', 'sowas brauch', 'diesen brauch', 'dieses brauch', 'so was brauch', 'so etwas brauch'),
     ),
 )
 # ---- end of other needle groups -----------------------------------------------------------------

@@ -115,6 +115,15 @@ PATTERNS: tuple[Row, ...] = (
     ("es.restate-2", r"\blo (?:hablamos|acordamos|quedamos|dijimos|decidimos|hab[ií]amos (?:hablado|acordado|dicho|quedado)) (?:al (?:empezar|principio|inicio)|antes|ayer|en la (?:reuni[oó]n|llamada|daily))\b|\bcomo (?:quedamos|acordamos|dijimos|hablamos|decidimos) (?:al (?:principio|empezar|inicio)|antes|ayer)\b|\bconforme (?:a lo que )?(?:quedamos|acordamos|hablamos)\b", False),
     # Praise, then what is worse now: "gracias, funciona, aunque ahora el endpoint tarda el doble"
     ("es.after-praise-3", r"^[^\S\n]*+(?:gracias|genial|perfecto|vale|bien|ok|funciona|ya funciona|va|guay)\b[^.?!\n]{0,40}?\b(?:aunque|pero|solo que|s[oó]lo que) ahora\b[^.?!\n]{0,40}?\b(?:tarda|falla|peta|sale|devuelve|da (?:error|un)|se (?:cuelga|rompe|queda)|va (?:m[aá]s )?lento|no (?:funciona|carga|va|arranca|compila|sale))\b", False),
+    # --- issue 13, round 13: still broken, stop, restating and a rule with its fix
+    # "sigue sin compilar", "no cambió nada", "nada cambió"
+    ("es.still-13", r"\bsigue sin (?:compilar|arrancar|cargar|aparecer|responder|funcionar|andar|pasar|guardar|conectar|leer|mostrar)\b|(?:^|(?<=[.,;:!\n]))[^\S\n]*+(?:no (?:ha )?cambi[oó] nada|nada cambi[oó]|no cambia nada)\b", True),
+    # "detente, ...", "frena", "para ya", "para!"
+    ("es.stop-13", r"^[^\S\n]*+(?:detente|det[eé]nte|frena|para ya)\b|^[^\S\n]*+para[^\S\n]*+!|^[^\S\n]*+para,[^\S\n]*+para\b", False),
+    # "¿no te había dicho que no usaras pandas?", "te había pedido que ..."
+    ("es.restate-13", r"\bno te (?:lo )?(?:hab[ií]a|he|hab[ií]amos) (?:dicho|pedido|comentado|explicado)\b|\bte (?:lo )?hab[ií]a (?:dicho|pedido|comentado|explicado)\b", False),
+    # A rule, then the fix it asks for: "acá los commits van en inglés, corrige los mensajes"
+    ("es.rule-fix-13", r"\b(?:aqu[ií]|ac[aá]|en este (?:repo|repositorio|proyecto|equipo))\b[^.?!\n]{0,60}?\b(?:van|va|se (?:escriben|hacen|ponen|usan|nombran))\b[^.?!\n]{0,60}?,\s*+(?:corr[ií]ge(?:los|las|lo|la)?|arr[eé]gla(?:los|las|lo|la)?|c[aá]mbia(?:los|las|lo|la)?|reh[aá]z(?:los|las|lo|la)?)\b", False),
 )
 
 # A judged artefact with a request for work, or somebody else's work: discussing an error.
@@ -420,6 +429,16 @@ REST = (
     (  # es.restate-2
     ),
     (  # es.after-praise-3
+    ),
+    (  # es.still-13
+        ('nada cambio', 'nada cambió', 'no cambia nada', 'no cambio nada', 'no cambió nada', 'sigue sin leer', 'sigue sin andar', 'sigue sin pasar', 'sigue sin cargar', 'no ha cambio nada', 'no ha cambió nada', 'sigue sin guardar', 'sigue sin mostrar', 'sigue sin aparecer', 'sigue sin arrancar', 'sigue sin compilar', 'sigue sin conectar', 'sigue sin funcionar', 'sigue sin responder'),
+    ),
+    (  # es.stop-13
+    ),
+    (  # es.restate-13
+        ('no te he dicho', 'te habia dicho', 'te había dicho', 'no te he pedido', 'te habia pedido', 'te había pedido', 'no te lo he dicho', 'te lo habia dicho', 'te lo había dicho', 'no te he comentado', 'no te he explicado', 'no te lo he pedido', 'te habia comentado', 'te habia explicado', 'te había comentado', 'te había explicado', 'te lo habia pedido', 'te lo había pedido', 'no te habiamos dicho', 'no te habíamos dicho', 'no te habiamos pedido', 'no te habíamos pedido', 'no te lo he comentado', 'no te lo he explicado', 'te lo habia comentado', 'te lo habia explicado', 'te lo había comentado', 'te lo había explicado', 'no te lo habiamos dicho', 'no te lo habíamos dicho', 'no te habiamos comentado', 'no te habiamos explicado', 'no te habíamos comentado', 'no te habíamos explicado', 'no te lo habiamos pedido', 'no te lo habíamos pedido', 'no te lo habiamos comentado', 'no te lo habiamos explicado', 'no te lo habíamos comentado', 'no te lo habíamos explicado'),
+    ),
+    (  # es.rule-fix-13
     ),
 )
 # ---- end of other needle groups -----------------------------------------------------------------

@@ -64,6 +64,10 @@ NAMES = (
     'es.hedged-6',
     'es.restate-2',
     'es.after-praise-3',
+    'es.still-13',
+    'es.stop-13',
+    'es.restate-13',
+    'es.rule-fix-13',
 )
 FIRST = (
     ('no',),  # es.no
@@ -119,6 +123,10 @@ FIRST = (
     ('igual es ', 'quiza es ', 'quizá es ', 'igual sea ', 'quiza sea ', 'quizas es ', 'quizá sea ', 'quizás es ', 'quizas sea ', 'quizás sea ', 'tal vez es ', 'tal vez sea ', 'puede que es ', 'a lo mejor es ', 'me parece raro', 'puede que sea ', 'a lo mejor sea ', 'me parece extrano', 'me parece extraño'),  # es.hedged-6
     ('lo dijimos ', 'lo hablamos ', 'lo quedamos ', 'lo acordamos ', 'lo decidimos ', 'como dijimos a', 'como hablamos a', 'como quedamos a', 'como acordamos a', 'como decidimos a', 'conforme hablamos', 'conforme quedamos', 'conforme acordamos', 'lo habiamos dicho ', 'lo habíamos dicho ', 'lo habiamos hablado ', 'lo habiamos quedado ', 'lo habíamos hablado ', 'lo habíamos quedado ', 'lo habiamos acordado ', 'lo habíamos acordado ', 'conforme a lo que hablamos', 'conforme a lo que quedamos', 'conforme a lo que acordamos'),  # es.restate-2
     ('pero ahora', 'aunque ahora', 'solo que ahora', 'sólo que ahora'),  # es.after-praise-3
+    ('sigue sin ', 'nada cambio', 'nada cambió', 'no cambia nada', 'no cambio nada', 'no cambió nada', 'no ha cambio nada', 'no ha cambió nada'),  # es.still-13
+    ('para', 'frena', 'detente', 'deténte'),  # es.stop-13
+    ('no te he ', 'no te habia ', 'no te había ', 'no te lo he ', 'te habia dicho', 'te había dicho', 'no te habiamos ', 'no te habíamos ', 'no te lo habia ', 'no te lo había ', 'te habia pedido', 'te había pedido', 'te lo habia dicho', 'te lo había dicho', 'no te lo habiamos ', 'no te lo habíamos ', 'te habia comentado', 'te habia explicado', 'te había comentado', 'te había explicado', 'te lo habia pedido', 'te lo había pedido', 'te lo habia comentado', 'te lo habia explicado', 'te lo había comentado', 'te lo había explicado'),  # es.restate-13
+    ('rehaz', 'reház', 'cambia', 'cámbia', 'arregla', 'arrégla', 'corrige', 'corríge'),  # es.rule-fix-13
 )
 # For a long prompt: the first three characters of each needle of FIRST -> the positions of
 # the patterns whose first group holds it; SHORT: the patterns with a shorter needle.
@@ -146,7 +154,7 @@ BY_GRAM = {
     'ana': (3,),
     'ant': (20, 27),
     'aqu': (10,),
-    'arr': (20,),
+    'arr': (20, 56),
     'asi': (1,),
     'ast': (17,),
     'así': (1,),
@@ -157,23 +165,24 @@ BY_GRAM = {
     'bor': (3, 45),
     'bru': (38,),
     'bue': (11, 38),
-    'cam': (3, 9),
+    'cam': (3, 9, 56),
     'cas': (13,),
     'chu': (38,),
     'col': (2,),
     'com': (3, 4, 10, 20, 22, 26, 41, 51),
     'con': (2, 47, 51),
     'cop': (10, 36),
-    'cor': (11, 39, 41),
+    'cor': (11, 39, 41, 56),
     'cre': (13, 44),
     'cua': (4, 31, 49),
     'cuá': (31, 49),
-    'cám': (9,),
+    'cám': (9, 56),
     'de ': (3, 4, 6, 11, 32, 38, 41),
     'deb': (9, 48),
     'dec': (4,),
     'dej': (3, 7, 8, 41, 45),
     'des': (3, 6, 7, 10, 11, 43, 45),
+    'det': (54,),
     'dev': (7,),
     'dic': (31,),
     'dij': (4, 26, 32),
@@ -194,6 +203,7 @@ BY_GRAM = {
     'exc': (12, 38),
     'exi': (48,),
     'exp': (4, 32),
+    'fre': (54,),
     'fue': (11, 45),
     'fun': (38,),
     'gen': (38,),
@@ -239,15 +249,15 @@ BY_GRAM = {
     'mol': (38,),
     'mov': (3,),
     'muy': (38,),
-    'nad': (10, 25, 26, 36, 41),
+    'nad': (10, 25, 26, 36, 41, 53),
     'nin': (36,),
-    'no ': (1, 3, 5, 8, 9, 11, 12, 13, 15, 16, 22, 24, 25, 27, 28, 30, 31, 32, 34, 37, 39, 40, 41, 42, 44, 47, 49),
+    'no ': (1, 3, 5, 8, 9, 11, 12, 13, 15, 16, 22, 24, 25, 27, 28, 30, 31, 32, 34, 37, 39, 40, 41, 42, 44, 47, 49, 53, 55),
     'nos': (10, 21),
     'nue': (10, 26),
     'nun': (32, 36),
     'olv': (3,),
     'otr': (3, 4),
-    'par': (6, 8, 33, 41),
+    'par': (6, 8, 33, 41, 54),
     'pas': (35,),
     'ped': (4, 31, 32),
     'per': (12, 23, 35, 38, 52),
@@ -265,6 +275,7 @@ BY_GRAM = {
     'rea': (11,),
     'rec': (31,),
     'reg': (10, 26),
+    'reh': (56,),
     'rei': (45,),
     'ren': (3,),
     'rep': (4,),
@@ -280,7 +291,7 @@ BY_GRAM = {
     'seg': (4, 14, 41),
     'ser': (34,),
     'si ': (39,),
-    'sig': (10, 15, 26, 36, 41),
+    'sig': (10, 15, 26, 36, 41, 53),
     'sim': (4,),
     'sin': (12, 23, 31),
     'siq': (6, 43),
@@ -291,7 +302,7 @@ BY_GRAM = {
     'sól': (10, 12, 52),
     'tal': (50,),
     'tam': (28,),
-    'te ': (3, 4, 5, 27, 31, 41, 43),
+    'te ': (3, 4, 5, 27, 31, 41, 43, 55),
     'ten': (25, 44),
     'ter': (4,),
     'tie': (9, 48),

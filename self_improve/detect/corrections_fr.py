@@ -24,7 +24,7 @@ _S = r"(?:[^.?!\n]|\.(?=\S))"
 # Order is irrelevant for the yes/no answer; the first match names the hit.
 PATTERNS: tuple[Row, ...] = (
     # --- French (accents optional)
-    ("fr.no", r"^[^\S\n]*(?:(?:hm+|euh|bah|ben|bon|alors|ah|oh)[\s,.]++)?(?:mais )?(?:non+|nan|nope)(?:[\s,.!]++(?:non+|nan))*(?:\s*+[,.!;:\u2014\u2013-](?!\s*+(?:merci|pas encore|pas (?:vraiment|besoin|de souci|de probl[eè]me)|je (?:n'ai|ne |n'|suis|veux|pr[eé]f[eè]re)|j'ai|on (?:n'a|a |est)|nous (?:n'avons|avons)|c'est (?:tout|bon|un |une |priv|public|la premi[eè]re fois|mon |ma |mes |notre |nos )|juste|seulement|vas-y|va-y|continue|[çc]a m'est [eé]gal|peu importe|chez moi|pour l'instant|la ci|le ci|pas de pr[eé]f[eé]rence|(?:[^.?!\n]|\.(?=\S)){0,50}?(?:merci|pas encore|rien d'autre|toute la|tout le|pour l'instant|pour le moment)|c'est un checkout|(?:[^.?!\n]|\.(?=\S)){0,40}?\bn'a rien [àa] voir\b))|(?=[^\S\n]*+(?:\n|\Z)))", False),
+    ("fr.no", r"^[^\S\n]*(?:(?:hm+|euh|bah|ben|bon|alors|ah|oh)[\s,.]++)?(?:mais )?(?:non+|nan|nope)(?:[\s,.!]++(?:non+|nan))*(?:\s*+[,.!;:\u2014\u2013-](?!\s*+(?:merci|pas encore|pas (?:vraiment|besoin|de souci|de probl[eè]me)|je (?:n'ai|ne (?!(?:veux|voulais|souhaite|souhaitais) (?:surtout |absolument |vraiment )?pas (?:de |d')?(?:[çc]a|cela|ce|cet|cette|ces|ton|ta|tes|tout [çc]a)\b)|n'|suis|veux|pr[eé]f[eè]re)|j'ai|on (?:n'a|a |est)|nous (?:n'avons|avons)|c'est (?:tout|bon|un |une |priv|public|la premi[eè]re fois|mon |ma |mes |notre |nos )|juste|seulement|vas-y|va-y|continue|[çc]a m'est [eé]gal|peu importe|chez moi|pour l'instant|la ci|le ci|pas de pr[eé]f[eé]rence|(?:[^.?!\n]|\.(?=\S)){0,50}?(?:merci|pas encore|rien d'autre|(?<!pas )toute la|(?<!pas )tout le|pour l'instant|pour le moment)|c'est un checkout|(?:[^.?!\n]|\.(?=\S)){0,40}?\bn'a rien [àa] voir\b))|(?=[^\S\n]*+(?:\n|\Z)))", False),
     ("fr.wrong", r"\b(?:c'est|ce n'est|c'[eé]tait|ce n'[eé]tait|ça|ca|cela|ceci|tout ça|tout ca)\s++(?:(?:totalement|compl[eè]tement|carr[eé]ment|encore|toujours|vraiment|clairement|juste|tout|absolument|aussi|franchement)\s++)?(?:faux|incorrect|erron[eé]|pas (?:bon|correct|juste|[çc]a|comme [çc]a|la bonne|le bon|vrai|exact)|ne va pas|ne marche pas|ne fonctionne pas|cass[eé]|à c[oô]t[eé]|a c[oô]t[eé])|\btu te (?:trompes|trompais|es tromp[eé]|goures|plantes|es plant[eé])\b|\btu fais erreur\b|\bt(?:u as|'as) (?:tout )?faux\b|\btu (?:as|t'es) (?:mal compris|confondu|m[eé]lang[eé])|\btu confonds\b|^[^\S\n]*(?:pas comme [çc]a|faux|non,? pas [çc]a)\b|\b(?:[çc]a|cela|c'est|ce qui) n'a (?:aucun|pas de) sens\b|\btu\b(?:[^.?!\n]|\.(?=\S)){0,40}?\bmauvaise?s? \w+|^[^\S\n]*+(?:nan|non)?(?:,|[^\S\n])*+mauvaise? \w+", True),
     ("fr.you-did", r"\b(?:tu as|t'as|tu avais|vous avez)(?: (?:encore|d[eé]j[aà]|compl[eè]tement|carr[eé]ment|totalement|juste|aussi|de nouveau|tout)){0,2} (?:oubli[eé]|supprim[eé]|effac[eé]|cass[eé]|[eé]cras[eé]|ignor[eé]|saut[eé]|zapp[eé]|laiss[eé]|modifi[eé] le mauvais|chang[eé] le mauvais|d[eé]sactiv[eé]|comment[eé]|invent[eé]|renomm[eé]|mis le (?:bazar|bordel|souk)|mal compris|mal lu|perdu|r[eé][eé]crit|reformat[eé])\b|\b(?:tu as|t'as|vous avez) (?:ajout[eé]|mis|pouss[eé]|commit[eé]|chang[eé]|modifi[eé]|enlev[eé]|retir[eé])\b(?:[^.?!\n]|\.(?=\S)){0,40}?\b(?:sans (?:demander|me demander|pr[eé]venir|permission)|encore|de nouveau|par erreur)\b|\b(?:tu n'as|t'as|vous n'avez) (?:pas|jamais|m[eê]me pas) (?:lanc[eé]|ex[eé]cut[eé]|test[eé]|lu|regard[eé]|v[eé]rifi[eé]|mis [àa] jour|compil[eé]|essay[eé]|relu|corrig[eé])\b", False),
     ("fr.restate", r"\bje (?:te |vous )?l'ai (?:d[eé]j[aà] |pourtant |bien )?(?:dit|r[eé]p[eé]t[eé]|expliqu[eé]|demand[eé]|[eé]crit|pr[eé]cis[eé]|mentionn[eé]|signal[eé])\b|\bcomme (?:je |on )(?:te |vous )?(?:l')?(?:ai |avais |a )?(?:d[eé]j[aà] )?(?:dit|expliqu[eé]|mentionn[eé]|pr[eé]cis[eé]|[eé]crit|demand[eé]|indiqu[eé]|disais|signal[eé])\b|\bcomme (?:d[eé]j[aà] )?(?:dit|mentionn[eé]|pr[eé]cis[eé]|expliqu[eé]) (?:plus haut|avant|pr[eé]c[eé]demment|tout [àa] l'heure|plus t[oô]t|auparavant)\b|\bje (?:te |vous )?(?:l')?(?:ai|avais) d[eé]j[aà] (?:dit|expliqu[eé]|demand[eé]|pr[eé]cis[eé])\b|\bje (?:le )?(?:r[eé]p[eè]te|redis|rappelle)\b|^[^\S\n]*encore une fois\s*+[:,!\u2014-]|\bpour la (?:deuxi[eè]me|troisi[eè]me|[eé]ni[eè]me|\w+i[eè]me) fois\b|\bon en a d[eé]j[aà] (?:parl[eé]|discut[eé])\b", False),
@@ -107,6 +107,17 @@ PATTERNS: tuple[Row, ...] = (
     ("fr.import-fact", r"\b(?:s'importe|s'installe|s'appelle|se nomme) (?:en |comme |avec )?[`'\"]?[\w.-]+[`'\"]?,? mais (?:le|la|l'|son|sa) ?(?:paquet|package|module|lib|librairie|biblioth[eè]que|binaire|commande|nom|d[eé]p[oô]t|image)\b", True),
     # "Non ! Les coefficients restent, ils ont été calibrés": the thing the agent changed stays
     ("fr.no-keep", r"^[^\S\n]*+(?:non+|nan|nope)\b[\s,.!]++(?:le|la|les|l'|ton|ta|tes)\s?" + _S + r"{1,50}?\b(?:reste|restent)(?:[^\S\n]++(?:tels? quels?|telles? quelles?|comme (?:ils|elles|il|elle) (?:[eé]tai(?:en)?t|sont|est)|en place))?\s*+[,.!;:\u2013\u2014-]", False),
+    # --- round 13: "non pas dans le fichier de conf, mais dans les variables d'environnement": the place or means
+    # refused, then the one wanted, in parallel
+    ("fr.instead-nonpas", r"^[^\S\n]*+(?:non )?pas (?:dans|sur|en|avec|par|via|[àa]|au|aux|chez|sous|pour) " + _S + r"{1,40}?,\s*+mais (?:plut[ôo]t )?(?:dans|sur|en|avec|par|via|[àa]|au|aux|chez|sous|pour)\b|\bnon pas\b" + _S + r"{1,50}?,?\s*+mais\b", True),
+    # round 13: "pas de docker compose, on déploie avec helm": the tool refused, then the one the team uses
+    ("fr.instead-we", r"^[^\S\n]*+pas (?:de |d')(?!(?:souci|soucis|probl[eè]me|stress|panique|urgence|inqui[eé]tude|quoi)\b)[\w.`/-]+(?: [\w.`/-]+){0,2}\s*+[,;:\u2013\u2014-]\s*+(?:on|nous|ici|chez nous) (?:d[ée]ploie|d[ée]ployons|h[ée]berge|build|compile|teste|code|[ée]crit|bosse|travaille|g[èe]re|migre|utilise|utilisons|passe par|est sur|reste sur)\b", True),
+    # round 13: "t'as testé au moins avant de ...?": asking whether the agent even checked its work
+    ("fr.reproach-checked", r"\b(?:tu as|t'as|as-tu|est-ce que tu as|vous avez|avez-vous) (?:(?:au moins|seulement|m[êe]me|vraiment|r[ée]ellement) (?:test|v[ée]rifi|lanc|ex[ée]cut|compil|essay|regard|relu)\w*|(?:test|v[ée]rifi|lanc|ex[ée]cut|compil|essay|regard|relu)\w* (?:au moins|seulement|m[êe]me|vraiment|r[ée]ellement)\b)", False),
+    # round 13: "reviens en arrière sur le changement": undoing the agent's change
+    ("fr.undo-back", r"(?:^|[.!;:,])[^\S\n]*+(?:(?:bon|ok|stp|s'il te pla[iî]t)\s*+,?\s*+)?(?:reviens|revenez|retourne|fais marche|faites marche) (?:en )?arri[èe]re\b|\bretour arri[èe]re\b(?:[^.?!\n]|\.(?=\S)){0,20}?\b(?:stp|s'il te pla[iî]t|sur|svp)\b", True),
+    # round 13: "Toutes ces docstrings n'étaient pas nécessaires", "c'est complètement inutile": not needed
+    ("fr.unneeded-more", r"\b(?:n'[ée]tai(?:t|ent)|[ée]tai(?:t|ent)|n'a|n'ont) (?:pas|jamais|vraiment pas|pas vraiment|pas du tout|absolument pas)(?: [ée]t[ée])? (?:n[ée]cessaires?|utiles?|indispensables?|demand[ée]e?s?)\b|\b(?:c'est|c'[ée]tait|est|sont|[ée]tait|[ée]taient) (?:compl[eè]tement|totalement|vraiment|franchement|carr[ée]ment|tout [àa] fait|absolument|parfaitement) (?:inutiles?|superflus?|excessifs?|de trop|overkill)\b", True),
 )
 
 _DISCUSSING_FR = r"\b(?:corrige|r[eé]pare|regarde|v[eé]rifie|ajoute|fais|peux-tu|tu peux|pourrais-tu|aide-moi|trouve|cherche|pourquoi|comment|qu'est-ce|client|utilisateurs? (?:disent|signalent|se plaignent|voient)|fournisseur|documentation|doc|coll[eè]gue|quelqu'un|l'[eé]quipe|ancien|ancienne|prestataire)\b"
@@ -210,7 +221,14 @@ _FROM_SCRATCH_FR = r"\b(?:de z[ée]ro|from scratch|en partant de rien|[àa] part
 _WISH_FR = (r"^(?!(?s:.){0,300}?(?:\b(?:tu as|t'as|tu avais|ton|ta|tes)\b))(?s:.){0,200}?\b(?:j'aimerais|je voudrais|je souhaite|je souhaiterais|on aimerait|on voudrait|nous voudrions|nous aimerions|j'ai envie)\b")
 # round 12: "Quelqu'un du front a renommé la variable": somebody else changed it
 _SOMEONE_DID_FR = r"\b(?:quelqu'un|un coll[eè]gue|une coll[eè]gue|mon coll[eè]gue|ma coll[eè]gue|l'autre [ée]quipe|dependabot|renovate)\b(?:[^.?!\n]|\.(?=\S)){0,40}?\b(?:a|ont)\b"
+# round 13: work scoped to something new ("Pour le nouveau module : on n'utilise jamais print"), with nothing that
+# points at the agent's work: the rule is given up front
+_NEW_SCOPE_RULE_FR = _NOT_AGENT_WORK_FR + r"[^\S\n]*+(?:pour|dans|sur) (?:le|la|les|l'|ce|cette|ces|notre|nos)\s?(?:nouveau|nouvel|nouvelle|nouveaux|nouvelles|prochain|prochaine|futur|future)\b"
+_RULE_VETO_FR = _RULE_VETO_FR + "|" + _NEW_SCOPE_RULE_FR
 UNLESS: dict[str, str] = {
+    # round 13
+    "fr.instead-nonpas": _UPFRONT_ANY_FR + "|" + _THIRD_PARTY_MORE_FR + "|" + _REPORTED_FR, "fr.instead-we": _UPFRONT_ANY_FR,
+    "fr.undo-back": _THIRD_PARTY_ACT_FR, "fr.unneeded-more": _THIRD_PARTY_MORE_FR + "|" + _THIRD_PARTY_JUDGED_FR,
     # round 11: a replacement asked for new work
     "fr.instead": _UPFRONT_MORE_FR + "|" + _FUTURE_WORK_FR + "|" + _NEW_SCOPE_FR + "|" + _FROM_SCRATCH_FR,
     "fr.do-it-instead": _NEW_SCOPE_FR + "|" + _FUTURE_WORK_FR + "|" + _NEW_WORK_FR + "|" + _FROM_SCRATCH_FR,
@@ -293,7 +311,6 @@ REST = (
     (  # fr.still
     ),
     (  # fr.unneeded
-        ('de trop', 'inutile', 'excessif', 'overkill', 'superflu', "pas besoin d'", 'ne sert a rien', 'ne sert à rien', 'pas besoin de ', 'trop complique', 'trop compliqué', "il n'y avait pas besoin", "il n'y avait aucun besoin", "il n'y avait aucune raison"),
     ),
     (  # fr.you-past
     ),
@@ -393,6 +410,18 @@ REST = (
     (  # fr.import-fact
     ),
     (  # fr.no-keep
+    ),
+    (  # fr.instead-nonpas
+    ),
+    (  # fr.instead-we
+        ("pas d'", 'pas de '),
+    ),
+    (  # fr.reproach-checked
+    ),
+    (  # fr.undo-back
+        ('revenez arri', 'reviens arri', 'retourne arri', 'retour arriere', 'retour arrière', 'revenez en arri', 'reviens en arri', 'fais marche arri', 'retourne en arri', 'faites marche arri', 'fais marche en arri', 'faites marche en arri'),
+    ),
+    (  # fr.unneeded-more
     ),
 )
 # ---- end of other needle groups -----------------------------------------------------------------

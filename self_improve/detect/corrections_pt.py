@@ -104,7 +104,20 @@ PATTERNS: tuple[Row, ...] = (
     # Still broken: "ainda tá aparecendo o botão duplicado"
     ("pt.still-2", r"\bainda (?:t[aá]|est[aá]) (?:aparecendo|acontecendo|saindo|vindo|duplicando|falhando|quebrando)\b", False),
     # Praise, then what is worse now, or "almost": "valeu, funcionou, só que agora o endpoint demora o dobro", "tá quase, só ..."
-    ("pt.after-praise-3", r"^[^\S\n]*+(?:valeu|obrigad[oa]|show|beleza|[oó]timo|perfeito|funcionou|funciona|legal|boa)\b[^.?!\n]{0,40}?\b(?:mas|s[oó] que|por[eé]m|embora) agora\b[^.?!\n]{0,40}?\b(?:demora|falha|quebra|trava|d[aá] erro|fica lento|ficou lento|n[aã]o (?:funciona|carrega|roda|sobe|compila|abre))\b|^[^\S\n]*+(?:t[aá]|est[aá]) quase\b[\s,.!\u2014-]++(?:s[oó]|mas|falta)\b", True),
+    ("pt.after-praise-3", r"^[^\S\n]*+(?:valeu|obrigad[oa]|show|beleza|[oó]timo|perfeito|funcionou|funciona|legal|boa)\b[^?\n]{0,40}?\b(?:mas|s[oó] que|por[eé]m|embora) agora\b[^.?!\n]{0,40}?\b(?:demora|falha|quebra|trava|d[aá] erro|fica lento|ficou lento|parou|quebrou|travou|sumiu|caiu|n[aã]o (?:funciona|carrega|roda|sobe|compila|abre))\b|^[^\S\n]*+(?:t[aá]|est[aá]) quase\b[\s,.!\u2014-]++(?:s[oó]|mas|falta)\b", True),
+    # --- issue 13, round 13: swaps, still broken, stop, hedged, facts and a rule with its fix
+    # "Não é Jest, é Vitest", "era pra ser ArrayList, não LinkedList", "não, desse jeito não" (after a vetoed "Não,")
+    ("pt.swap-13", r"^[^\S\n]*+n[aã]o [eé] (?!(?:urgente|problema|nada|isso|pra|para|s[oó]|bem|assim|comigo|meu|minha|nosso|nossa|o|a|um|uma)\b)[\w.`+#-]+, [eé] [\w.`+#-]+[^\S\n]*+(?:[.!]|$)|\bera (?:pra|para) ser (?:[^.?!,\n]){1,30}?,\s*+n[aã]o\b|^[^\S\n]*+n[aã]o+[\s,.!]++(?:desse|deste) jeito n[aã]o\b", False),
+    # "nada mudou, ...", "o sensor continua lendo zero", "o botão ainda fica desabilitado"
+    ("pt.still-13", r"(?:^|(?<=[.,;:!\n]))[^\S\n]*+(?:nada mudou|n[aã]o mudou nada)\b|\bcontinua (?:lendo|mostrando|retornando|devolvendo|aparecendo|travando|saindo|imprimindo|pedindo|caindo|zerando|duplicando|vazando|crashando)\b|\bainda fica (?:desabilitad|travad|vazi|em branco|cinza|lent|zerad|duplicad)\w*", True),
+    # "para! não roda o deploy", "para, para", "pare."
+    ("pt.stop-13", r"^[^\S\n]*+(?:para|pare)[^\S\n]*+!|^[^\S\n]*+(?:para|pare),[^\S\n]*+(?:para|pare)\b|^[^\S\n]*+pare[^\S\n]*+[.,]", False),
+    # "acho que isso não tá certo", "acho que o seu regex não está correto"
+    ("pt.hedged-13", r"\bacho que (?:isso|isto|a sua \w+|o seu \w+|sua \w+|seu \w+|ess[ea] \w+) n[aã]o (?:t[aá]|est[aá]) (?:cert|corret|bom|bem)", True),
+    # "no spark 3 isso mudou", "agora vem ligado por padrão", "não tem esse pino, só vai até A5"
+    ("pt.fact-13", r"\bn[oa] [\w.-]+ v?\d+(?:\.\d+)* (?:isso|isto) (?:mudou|[eé] diferente)\b|\bagora vem (?:ligad|desligad|ativad|desativad|habilitad|desabilitad)[oa]s? por padr[aã]o\b|\bn[aã]o (?:tem|existe|suporta|aceita) (?:esse|essa|esses|essas) [\w-]+(?: [\w-]+)?,\s*+(?:s[oó]|apenas|somente)\b", False),
+    # A rule, then the fix it asks for: "aqui os commits vão em inglês, corrige as mensagens"
+    ("pt.rule-fix-13", r"\b(?:aqui|no nosso \w+|neste \w+|nesse \w+)\b[^.?!\n]{0,60}?\b(?:v[aã]o|vai|ficam?|s[aã]o)\b[^.?!\n]{0,60}?,\s*+(?:corrige|corrija|arruma|arrume|conserta|conserte|muda|mude|refaz|refa[çc]a)\b", False),
 )
 
 _DISCUSSING_PT = r"\b(?:corrige|corrija|arruma|conserta|olha|verifica|adiciona|faz|consegue|pode|podia|me ajuda|investiga|descobre|por ?qu[eê]|o que|como|cliente|usu[aá]rios?|fornecedor|documenta[çc][aã]o|docs|colega|algu[eé]m|o time|antig[oa]|velh[oa])\b"
@@ -255,7 +268,9 @@ UNLESS: dict[str, str] = {"pt.general-3": _UPFRONT_PT + "|" + _NO_LEAVE_PT + "|"
                           "pt.instead-short": _NEW_WORK_PT + "|" + _REPORTED_PT + "|" + _OTHERS_WRONG_PT + "|" + _LATER_WORK_PT,
                           "pt.fact-plain": _UPFRONT_RULE_PT + "|" + _REPORTED_PT + "|" + _OTHERS_WRONG_PT + "|" + _OTHERS_PT,
                           "pt.reproach-5": _OTHERS_PT + "|" + _REPORTED_PT, "pt.hedged-6": _FOR_NEW_WORK_PT + "|" + _OTHERS_PT + "|" + _REPORTED_PT,
-                          "pt.restate-2": _NEW_WORK_PT + "|" + _LATER_WORK_PT + "|" + _NEXT_STEP_PT, "pt.you-did-3": _REPORTED_PT, "pt.still-2": _SCHEDULE_PT + "|" + _OTHERS_PT}
+                          "pt.restate-2": _NEW_WORK_PT + "|" + _LATER_WORK_PT + "|" + _NEXT_STEP_PT, "pt.you-did-3": _REPORTED_PT, "pt.still-2": _SCHEDULE_PT + "|" + _OTHERS_PT,
+                          "pt.still-13": _SCHEDULE_PT + "|" + _OTHERS_PT, "pt.hedged-13": _OTHERS_PT,
+                          "pt.fact-13": _THIRD_PARTY_PT + "|" + _UPFRONT_RULE_PT + "|" + _OTHERS_PT, "pt.rule-fix-13": _THIRD_PARTY_PT}
 # "No, it can go", "No, not urgent": an answer to the agent's question, not a correction (issue 13).
 # "tem algum motivo pra usar X em vez de Y?": a question about a choice, unless it is aimed at the agent.
 # "dito isso, cria a tabela ...": the context is over and a request for new work follows, nothing is reproached (round 6)
@@ -407,6 +422,21 @@ REST = (
         ('ainda ta ', 'ainda tá ', 'ainda esta ', 'ainda está '),
     ),
     (  # pt.after-praise-3
+    ),
+    (  # pt.swap-13
+        ('nao e ', 'nao é ', 'não e ', 'não é ', 'era pra ser ', 'era para ser ', 'desse jeito nao', 'desse jeito não', 'deste jeito nao', 'deste jeito não'),
+    ),
+    (  # pt.still-13
+        ('nada mudou', 'continua lendo', 'nao mudou nada', 'não mudou nada', 'ainda fica lent', 'ainda fica vazi', 'continua caindo', 'continua saindo', 'ainda fica cinza', 'ainda fica zerad', 'continua pedindo', 'continua vazando', 'continua zerando', 'ainda fica travad', 'continua travando', 'continua crashando', 'continua mostrando', 'ainda fica duplicad', 'continua aparecendo', 'continua devolvendo', 'continua duplicando', 'continua imprimindo', 'continua retornando', 'ainda fica em branco', 'ainda fica desabilitad'),
+    ),
+    (  # pt.stop-13
+    ),
+    (  # pt.hedged-13
+    ),
+    (  # pt.fact-13
+    ),
+    (  # pt.rule-fix-13
+        ('aqui', 'nesse ', 'neste ', 'no nosso '),
     ),
 )
 # ---- end of other needle groups -----------------------------------------------------------------

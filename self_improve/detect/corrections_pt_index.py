@@ -68,6 +68,12 @@ NAMES = (
     'pt.you-did-3',
     'pt.still-2',
     'pt.after-praise-3',
+    'pt.swap-13',
+    'pt.still-13',
+    'pt.stop-13',
+    'pt.hedged-13',
+    'pt.fact-13',
+    'pt.rule-fix-13',
 )
 FIRST = (
     ('nao', 'não', 'nope', 'nada disso'),  # pt.no
@@ -127,6 +133,12 @@ FIRST = (
     ('e matou', 'e sumiu', 'e quebrou', 'sem pedir', 'e derrubou', 'e estragou', 'sem avisar', 'sem perguntar'),  # pt.you-did-3
     ('ainda ',),  # pt.still-2
     ('ta quase', 'tá quase', 'mas agora', 'porem agora', 'porém agora', 'embora agora', 'so que agora', 'só que agora'),  # pt.after-praise-3
+    ('era p', 'nao e ', 'nao é ', 'não e ', 'não é ', 'desse jeito n', 'deste jeito n'),  # pt.swap-13
+    ('continua ', 'nada mudou', 'ainda fica ', 'nao mudou nada', 'não mudou nada'),  # pt.still-13
+    ('para', 'pare'),  # pt.stop-13
+    ('acho que ',),  # pt.hedged-13
+    (' isso mudou', ' isto mudou', 'nao tem ess', 'não tem ess', 'nao aceita ess', 'nao existe ess', 'não aceita ess', 'não existe ess', 'nao suporta ess', 'não suporta ess', 'agora vem ligada', 'agora vem ligado', ' isso e diferente', ' isso é diferente', ' isto e diferente', ' isto é diferente', 'agora vem ativada', 'agora vem ativado', 'agora vem desligada', 'agora vem desligado', 'agora vem desativada', 'agora vem desativado', 'agora vem habilitada', 'agora vem habilitado', 'agora vem desabilitada', 'agora vem desabilitado'),  # pt.fact-13
+    ('muda', 'mude', 'refaz', 'arruma', 'arrume', 'refaca', 'refaça', 'corrige', 'corrija', 'conserta', 'conserte'),  # pt.rule-fix-13
 )
 # For a long prompt: the first three characters of each needle of FIRST -> the positions of
 # the patterns whose first group holds it; SHORT: the patterns with a shorter needle.
@@ -135,6 +147,7 @@ BY_GRAM = {
     ' e ': (6,),
     ' es': (19, 25),
     ' fa': (22,),
+    ' is': (61,),
     ' po': (26,),
     ' pr': (50,),
     ' qu': (51,),
@@ -161,11 +174,11 @@ BY_GRAM = {
     'a t': (48,),
     'a v': (37,),
     'aca': (48,),
-    'ach': (13, 46, 52),
+    'ach': (13, 46, 52, 60),
     'aci': (20,),
     'adi': (29,),
-    'ago': (11, 34, 38),
-    'ain': (3, 15, 28, 41, 55),
+    'ago': (11, 34, 38, 61),
+    'ain': (3, 15, 28, 41, 55, 58),
     'alg': (35, 41),
     'amo': (36,),
     'ant': (3, 20, 27, 50),
@@ -174,6 +187,7 @@ BY_GRAM = {
     'ape': (10, 37),
     'aqu': (10, 31, 35),
     'arg': (27,),
+    'arr': (62,),
     'as ': (48,),
     'ast': (43,),
     'avi': (39,),
@@ -193,9 +207,9 @@ BY_GRAM = {
     'coi': (52,),
     'col': (7, 29),
     'com': (3, 4, 20, 27, 39, 41, 49),
-    'con': (12, 15, 26, 35, 38, 41, 53),
+    'con': (12, 15, 26, 35, 38, 41, 53, 58, 62),
     'cop': (10,),
-    'cor': (11, 40),
+    'cor': (11, 40, 62),
     'cri': (29, 35),
     'cá ': (35,),
     'da ': (42,),
@@ -204,7 +218,7 @@ BY_GRAM = {
     'del': (3, 47),
     'dep': (35, 50),
     'der': (47,),
-    'des': (1, 3, 6, 7, 11, 21, 37, 47),
+    'des': (1, 3, 6, 7, 11, 21, 37, 47, 57),
     'dev': (9, 40),
     'dis': (39,),
     'dit': (31,),
@@ -227,7 +241,7 @@ BY_GRAM = {
     'en ': (45,),
     'ent': (12, 38, 41),
     'equ': (1,),
-    'era': (40,),
+    'era': (40, 57),
     'err': (1, 2, 3, 18, 28),
     'esc': (29, 35, 39),
     'esq': (3,),
@@ -273,10 +287,11 @@ BY_GRAM = {
     'mer': (35,),
     'mes': (15,),
     'met': (27,),
+    'mud': (62,),
     'mét': (27,),
     'na ': (35,),
-    'nad': (0, 10, 26, 35),
-    'nao': (0, 3, 5, 8, 11, 12, 13, 15, 16, 22, 24, 25, 28, 30, 33, 35, 36, 37, 40, 43, 44, 49, 51, 52),
+    'nad': (0, 10, 26, 35, 58),
+    'nao': (0, 3, 5, 8, 11, 12, 13, 15, 16, 22, 24, 25, 28, 30, 33, 35, 36, 37, 40, 43, 44, 49, 51, 52, 57, 58, 61),
     'nem': (35,),
     'nen': (25, 35),
     'nes': (10, 21),
@@ -287,7 +302,7 @@ BY_GRAM = {
     'nos': (4, 10, 21, 26, 39),
     'nov': (41,),
     'nun': (8, 32),
-    'não': (0, 3, 5, 8, 11, 12, 13, 15, 16, 22, 24, 25, 28, 30, 33, 35, 36, 37, 40, 43, 44, 49, 51, 52),
+    'não': (0, 3, 5, 8, 11, 12, 13, 15, 16, 22, 24, 25, 28, 30, 33, 35, 36, 37, 40, 43, 44, 49, 51, 52, 57, 58, 61),
     'nós': (4, 10, 21, 39),
     'o a': (37,),
     'o c': (25, 37, 39),
@@ -310,7 +325,7 @@ BY_GRAM = {
     'oti': (23,),
     'out': (4, 41),
     'pad': (35,),
-    'par': (8, 27, 35, 52),
+    'par': (8, 27, 35, 52, 59),
     'pas': (37,),
     'pe ': (25,),
     'ped': (5, 39, 43),
@@ -331,7 +346,7 @@ BY_GRAM = {
     'que': (3, 6, 18, 25, 47, 51),
     'rea': (11,),
     'rec': (40,),
-    'ref': (39,),
+    'ref': (39, 62),
     'reg': (26, 35),
     'rel': (35,),
     'rem': (3, 25, 30, 47),

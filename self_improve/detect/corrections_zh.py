@@ -98,11 +98,22 @@ PATTERNS: tuple[Row, ...] = (
     # a leading No, then a prohibition, a replacement or a rejected diagnosis.
     ("zh.no-2", r"^[^\S\n]*(?:不是|不对|不行|no|nope)[，,。！!\s]\s*+[^。！？!?\n]{0,30}?(?:不能(?:改|动|删|换|去掉|拆)|(?:要|得|必须)(?:留着|保留)|[，,]\s*+(?:要|得)?用\s*+[^，,。！？!?\n]{1,20}?(?:那个|那套|那一个)(?:吧)?\s*+(?:[。！!]|$))|^[^\S\n]*不是这个(?:问题|原因|地方|文件|bug)[，,。]|^[^\S\n]*(?:不是|不对|不行|no|nope)[，,。！!\s]\s*+(?:要|得)?用\s*+[^，,。！？!?\n]{1,20}?(?:那个|那套|那一个)(?:吧)?\s*+(?:[。！!]|$)", False),
     # 改完还是 403: the same failure after the agent's change.
+    # --- round 13
+    # 不要，这个依赖太重了 / 不用，这样会把…: a leading refusal, then a judgement of what the agent proposed.
+    ("zh.no-reject", r"^[^\S\n]*(?:不要|不用|不行|别)[，,。！!\s]\s*+(?:这个|那个|这样|这种|这么|那样|这些|那些)[^，,。！？!?\n]{0,15}?(?:太[^，,。！？!?\n]{1,6}?了|会(?:把|导致|让|破坏|影响|拖慢)|没(?:必要|用))", False),
+    # 停一下，先别动部署脚本 / 停！: stop, as the prompt's first word.
+    ("zh.stop-2", r"^[^\S\n]*(?:停|停下|停下来|停一下|停停|先停一下|先停下|快停下?)(?:[，,。！!~]|\s*+$)", False),
+    # 用不着搞这么复杂 / 不用写这么多注释 / 没必要弄得那么绕: what the agent made is more than needed.
+    ("zh.unneeded-2", r"(?:用不着|犯不着|不用|不需要|没必要)(?:搞|弄|写|做|整|加|设计)(?:得)?(?:这么|那么|这样|那样)|用不着(?:这么|那么|这个|那个|这些|那些)", False),
+    # 问题依旧 / 照样 404 / 依然白屏: the failure is still there.
+    ("zh.still-2", r"问题依旧|(?:依旧|依然|仍然|仍旧|照样|还是)\s*+(?:报错|不行|失败|出错|白屏|黑屏|空白|闪退|崩|挂|卡死|没反应|没有反应|有问题|[45]\d\d(?!\d))", False),
+    # 其实，还是保留旧接口吧: "Actually," with a comma takes back what the agent is doing.
+    ("zh.actually", r"^[^\S\n]*(?:其实|实际上|事实上|其實|實際上)(?:吧|呢|啊)?[，,：:]", True),
     ("zh.still-after", r"(?:改完|修完|改了|换了|加了|重启了?|部署完)(?:之后|以后)?(?:还是|依然|仍然|照样|也还是)", False),
 )
 
 # A request for new work opens the prompt (写一个…，不要用 pandas): its constraints are not corrections.
-_UPFRONT_ZH = r"^[^\S\n]*(?:请你?|帮我|麻烦你?|你)?先?(?:写|实现|创建|新建|搭|做|生成|添加|开发|设计)(?:一个|一份|一套|个)|^[^\S\n]*(?:请你?|帮我|麻烦你?)?用\s*+[^，。,\n]{1,20}?(?:写|实现|做|搭|开发)(?:一个|一份|一套|个)|^[^\S\n]*(?:请你?|帮我|麻烦你?)?(?:实现|开发|设计|搭建|新建|创建|编写)(?!回|成|错)|^[^\S\n]*新(?:的|建的?|加的?)|^[^\S\n]*(?:请你?|帮我|麻烦你?)?(?:给|为)[^，。,\n]{1,20}?(?:写|加|建|新建|实现|生成|搭)"
+_UPFRONT_ZH = r"^[^\S\n]*(?:请你?|帮我|麻烦你?|你)?先?(?:写|实现|创建|新建|搭|做|生成|添加|开发|设计|画|整|弄|出)(?:一个|一份|一套|一张|张|个)|^[^\S\n]*(?:请你?|帮我|麻烦你?)?用\s*+[^，。,\n]{1,20}?(?:写|实现|做|搭|开发)(?:一个|一份|一套|个)|^[^\S\n]*(?:请你?|帮我|麻烦你?)?(?:实现|开发|设计|搭建|新建|创建|编写)(?!回|成|错)|^[^\S\n]*新(?:的|建的?|加的?)|^[^\S\n]*(?:请你?|帮我|麻烦你?)?(?:给|为)[^，。,\n]{1,20}?(?:写|加|建|新建|实现|生成|搭)"
 # A judgement of somebody else's work (a colleague's, a tester's, a vendor's; 客户端 is a client program) in a prompt that
 # never addresses the agent ("你"): a task, not a correction (issue 13).
 _THIRD_PARTY_ZH = r"\A(?![\s\S]*你)[\s\S]*?(?:用户|用戶|客户(?!端)|客戶(?!端)|同事|老团队|之前的团队|测试同学|测试那边|(?:测试|用户|客户|产品|运营)(?:说|反馈|提|发现|反映)|(?:老|旧)版本?的|维护者|(?<![a-z])qa(?![a-z])|产品经理|产品(?:说|那边)|运营|甲方|合作方|第三方|上游|供应商|厂商|外包|实习生|(?:给|提供|发来|交付)的|(?:之前|以前|原来|上一任|前任)(?:那个|的)?(?:团队|组)|反馈|反饋|回報|提的 ?bug|报了个|线上(?:有个|出了|报|反馈)|線上|老代码|旧代码|遗留|祖传|历史代码|(?<![的是])(?:老|旧)[^，,。！？!?\n]{0,8}?(?:代码|系统|表格|脚本|模块|接口|服务|程序|逻辑|工具|检查器|配置|实现)|(?:osm|openstreetmap|维基|开源社区)\s*+(?:上|里|的)|后端(?:那边|同学)|法务|合规(?:部|那边|要求)|监管|审计(?:部|那边|要求)|(?:的|官方|开放平台|接口|api|sdk ?)文档)"
@@ -167,14 +178,25 @@ _NEXT_TASK_ZH = (_NOT_YOURS_ZH + r"[\s\S]*?(?:跟|和|按|照|按照)?(?:之前|
 _OWN_DOUBT_ZH = (_NOT_YOURS_ZH + r"[\s\S]*?我(?:有点|一直)?怀疑[^。！？!?\n]{1,40}?(?:能|可以|帮我|麻烦|你)(?:帮我|帮忙)?(?:再)?(?:测|查|看|验证|确认|排查|跑|统计)")
 # 把 utils 模块在整个项目里重命名为 helpers: a renaming asked for, not a rename reported (round 12).
 _RENAME_TASK_ZH = r"^[^\S\n]*(?:请|帮我|麻烦你?)?把[^，,。！？!?\n]{1,40}?(?:重命名|改名)(?:为|成)"
-UNLESS: dict[str, str] = {"zh.stop-more": _UPFRONT_ZH, "zh.instead-3": _FUTURE_ZH, "zh.factual-3": _FUTURE_ZH, "zh.wrong": _THIRD_PARTY_ZH + "|" + _REPORTED_ZH + "|" + _ASKING_ZH + "|" + _OWN_ZH,
+# The user's own doubt about what they did (我是不是配置错了？; 不确定是不是我把分支搞错了，帮我确认一下; 是我漏了吗？)
+# in a prompt that names nothing the agent did: a question, not a correction (round 13).
+_OWN_QUESTION_ZH = (r"\A(?![\s\S]*你(?:刚|之前|上次|怎么|为什么|又|却|把|改|写|加|删|的|说))[\s\S]*?"
+                    r"(?:我是不是(?!说|讲|告诉|提|强调|让|叫)[^，,。！？!?\n]{0,20}?[？?]|是不是我(?:自己)?[^。！？!?\n]{0,30}?(?:帮我|麻烦|请|你帮我)(?:再)?(?:确认|检查|看|查|核对)"
+                    r"|是我[^，,。！？!?\n]{0,10}?(?:错|漏|忘|没)[^，,。！？!?\n]{0,6}?吗[？?])")
+# 不是线上环境，是本地: a leading 不是 that answers which environment or device the user means (round 13).
+_ENV_ANSWER_ZH = (r"\A(?![\s\S]*(?:你|刚才|刚刚|改回|撤|还原|删掉|去掉|换成|改成|错))[^\S\n]*不是(?:的)?[，,]?\s*+(?:在)?[^，,。！？!?\n]{0,8}?"
+                  r"(?:环境|服务器|机器|集群|真机|模拟器|设备|电脑|手机)[，,]\s*+(?:是|在)")
+UNLESS: dict[str, str] = {"zh.stop-more": _UPFRONT_ZH, "zh.instead-3": _FUTURE_ZH, "zh.factual-3": _FUTURE_ZH, "zh.wrong": _THIRD_PARTY_ZH + "|" + _REPORTED_ZH + "|" + _ASKING_ZH + "|" + _OWN_ZH + "|" + _OWN_QUESTION_ZH,
+                          "zh.still-failing": _OWN_QUESTION_ZH, "zh.still-2": _OWN_QUESTION_ZH + "|" + _THIRD_PARTY_ZH + "|" + _REPORTED_ZH
+                          # 线上依然报错，帮我查一下: the user's own failure, to investigate (no fix of the agent's named).
+                          + r"|\A(?![\s\S]*(?:你|再|改完|修完|改了|还是))[\s\S]*?(?:帮我|帮忙|麻烦|请)(?:查|看|排查|定位|分析)",
                           "zh.house-rule": _NEW_WORK_ZH + "|" + _UPFRONT_RULE_ZH + "|" + _THIRD_PARTY_ZH + "|" + _NEXT_TASK_ZH,
                           "zh.general": _NEW_WORK_ZH + "|" + _UPFRONT_RULE_ZH
                           + r"|\A(?![\s\S]*(?:你|这样|这么|刚才|刚刚|改成|换成|改了|加了))[\s\S]*?是不是有点[^，,。！？!?\n]{0,20}?[？?]", "zh.house-norm": _HOUSE_VETO_ZH,
                           "zh.factual-2": _HOUSE_VETO_ZH, "zh.should-use": _OTHERS_CODE_ZH,
-                          "zh.trad": _THIRD_PARTY_ZH, "zh.not-right": _REPORTED_ZH + "|" + _THIRD_PARTY_ZH + "|" + _ASKING_ZH + "|" + _OWN_ZH, "zh.contrast-2": _THIRD_PARTY_ZH,
+                          "zh.trad": _THIRD_PARTY_ZH, "zh.not-right": _REPORTED_ZH + "|" + _THIRD_PARTY_ZH + "|" + _ASKING_ZH + "|" + _OWN_ZH + "|" + _OWN_QUESTION_ZH, "zh.contrast-2": _THIRD_PARTY_ZH,
                           "zh.after-praise-3": _THIRD_PARTY_ZH,
-                          "zh.not-this": _PERMISSION_ZH, "zh.contrast": _PERMISSION_ZH + "|" + _NO_ANSWER_ZH + "|" + _THIRD_PARTY_ZH,
+                          "zh.not-this": _PERMISSION_ZH + "|" + _ENV_ANSWER_ZH, "zh.contrast": _PERMISSION_ZH + "|" + _NO_ANSWER_ZH + "|" + _THIRD_PARTY_ZH,
                           "zh.factual": _NO_ANSWER_ZH + "|" + _THIRD_PARTY_ZH + "|" + _RENAME_TASK_ZH,
                           # 为什么大家都说别用 no-reply 地址发信？: advice reported from others, a question.
                           "zh.dont": _UPFRONT_ZH + "|" + _UPFRONT_RULE_ZH + r"|(?:大家|很多人|有人|别人|网上|都)(?:都)?说(?:要|不要|别)",
@@ -354,6 +376,17 @@ REST = (
         ('包叫', '才有', '函数叫', '包名叫', '包是叫', '参数叫', '命令叫', '字段叫', '属性叫', '才加入', '才可用', '才引入', '才支持', '才稳定', '接口叫', '方法叫', '标志叫', '模块叫', '选项叫', '函数名叫', '函数是叫', '包其实叫', '包名是叫', '包应该叫', '参数名叫', '参数是叫', '命令名叫', '命令是叫', '字段名叫', '字段是叫', '属性名叫', '属性是叫', '才正式有', '接口名叫', '接口是叫', '方法名叫', '方法是叫', '标志名叫', '标志是叫', '模块名叫', '模块是叫', '选项名叫', '选项是叫', '配置项叫', '函数其实叫', '函数名是叫', '函数应该叫', '包名其实叫', '包名应该叫', '参数其实叫', '参数名是叫', '参数应该叫', '命令其实叫', '命令名是叫', '命令应该叫', '字段其实叫', '字段名是叫', '字段应该叫', '属性其实叫', '属性名是叫', '属性应该叫', '才正式加入', '才正式可用', '才正式引入', '才正式支持', '才正式稳定', '接口其实叫', '接口名是叫', '接口应该叫', '方法其实叫', '方法名是叫', '方法应该叫', '标志其实叫', '标志名是叫', '标志应该叫', '模块其实叫', '模块名是叫', '模块应该叫', '环境变量叫', '选项其实叫', '选项名是叫', '选项应该叫', '配置项名叫', '配置项是叫', '函数名其实叫', '函数名应该叫', '参数名其实叫', '参数名应该叫', '命令名其实叫', '命令名应该叫', '字段名其实叫', '字段名应该叫', '属性名其实叫', '属性名应该叫', '接口名其实叫', '接口名应该叫', '方法名其实叫', '方法名应该叫', '标志名其实叫', '标志名应该叫', '模块名其实叫', '模块名应该叫', '环境变量名叫', '环境变量是叫', '选项名其实叫', '选项名应该叫', '配置项其实叫', '配置项名是叫', '配置项应该叫', '环境变量其实叫', '环境变量名是叫', '环境变量应该叫', '配置项名其实叫', '配置项名应该叫', '环境变量名其实叫', '环境变量名应该叫'),
     ),
     (  # zh.no-2
+    ),
+    (  # zh.no-reject
+    ),
+    (  # zh.stop-2
+    ),
+    (  # zh.unneeded-2
+        ('这么', '这样', '那么', '那样', '用不着这个', '用不着这些', '用不着那个', '用不着那些'),
+    ),
+    (  # zh.still-2
+    ),
+    (  # zh.actually
     ),
     (  # zh.still-after
         ('仍然', '依然', '照样', '还是'),

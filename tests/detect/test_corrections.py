@@ -85,17 +85,17 @@ def test_the_split_is_a_hash_of_the_text_assigned_up_front() -> None:
 # tuned and the model fitted on these prompts, so they are in-sample; bench/corrections.py
 # reports dev, the held-out estimate (and honest figures on fresh batches are in its report).
 TUNE = {
-    "en": (896, 3, 1, 1177), "zh": (825, 1, 0, 1122), "es": (756, 1, 0, 1027), "de": (765, 1, 0, 1034),
-    "fr": (771, 2, 0, 1035), "ja": (771, 0, 2, 1048), "pt": (761, 0, 0, 1044), "ru": (750, 1, 0, 1040),
+    "en": (946, 3, 1, 1227), "zh": (875, 1, 0, 1172), "es": (806, 1, 0, 1077), "de": (815, 1, 0, 1084),
+    "fr": (821, 2, 0, 1085), "ja": (821, 0, 2, 1098), "pt": (811, 0, 0, 1094), "ru": (799, 1, 1, 1090),
 }
 TUNE_PATTERNS_ALONE = {
-    "en": (855, 7, 42, 1173), "zh": (763, 1, 62, 1122), "es": (702, 5, 54, 1023), "de": (715, 4, 50, 1031),
-    "fr": (714, 3, 57, 1034), "ja": (728, 1, 45, 1047), "pt": (687, 6, 74, 1038), "ru": (694, 1, 56, 1040),
+    "en": (897, 7, 50, 1223), "zh": (810, 1, 65, 1172), "es": (746, 5, 60, 1073), "de": (760, 4, 55, 1081),
+    "fr": (759, 3, 62, 1084), "ja": (774, 2, 49, 1096), "pt": (732, 7, 79, 1087), "ru": (742, 1, 58, 1090),
 }
 # Every prompt of tune the detector gets wrong: (language, what it says, pattern).
 TUNE_WRONG = {
     ('en', 'For the onboarding emails, use MJML templates instead of raw HTML.', 'en.should-not'),
-    ('en', 'No, the data is in BigQuery, not on disk.', 'en.not-y'),
+    ('en', 'No, the data is in BigQuery, not on disk.', 'en.no'),
     ('en', 'No, the other one.', None),
     ('en', 'no need to containerise it, a systemd unit is enough', 'en.unneeded'),
     ('zh', '夜间任务还是会丢数据，你帮我排查一下原因。', 'zh.still-failing'),
@@ -106,6 +106,7 @@ TUNE_WRONG = {
     ('ja', 'utils2.py って何？', None),
     ('ja', 'いいえ、ポートは 8080 です', None),
     ('ru', 'Вместо Makefile сделай justfile', 'ru.instead'),
+    ('ru', 'да нет же, порт 8080', None),
 }
 
 

@@ -97,6 +97,17 @@ from tests.detect.pattern_hits import pattern_hit
         ("Das ist der falsche Bucket, die Backups liegen in archive-eu.", "de.wrong-the"),
         # round 12: a restatement that turns on the agent is still one, whatever introduces it
         ("Wie besprochen, keine neuen Abhängigkeiten, du hast schon wieder lodash drin.", "de.restate"),
+        # round 13: a house rule with "hier" after the verb and a contrast; the means in parallel ("mit X, nicht
+        # mit Y"); "kein X, wir <Werkzeugverb> ..."; "stopp!"/"halt," then a halt; "das brauchen wir nicht" / "war nicht
+        # nötig"; "Nein, das will ich so nicht" is no answer
+        ("Tests schreiben wir hier mit pytest, nicht mit unittest.", "de.house-here"),
+        ("Bitte über die REST-API abfragen, nicht über den Datenbank-Dump.", "de.instead-prep"),
+        ("kein Webpack, wir bauen mit Vite", "de.instead-we"),
+        ("Nicht Terraform, wir setzen auf Pulumi.", "de.instead-we"),
+        ("stopp, nicht die Logs löschen!", "de.stop-word"),
+        ("Halt! Lass die Migrationen in Ruhe.", "de.stop-word"),
+        ("Die zusätzlichen Typ-Hints waren gar nicht nötig.", "de.unneeded-more"),
+        ("Nein, das möchte ich so nicht.", "de.no"),
     ],
 )
 def test_general_german_forms(text: str, pattern: str) -> None:
@@ -182,6 +193,17 @@ def test_general_german_forms(text: str, pattern: str) -> None:
         "Seit dem Release bei uns kommt keine Bestätigungsmail mehr an, was kann das sein?",
         "Nein, in der Testumgebung haben wir nur zwei Nodes, Sharding lohnt sich da nicht.",
         "Der Kunde sagt, das ist die falsche Filiale.",
+        # round 13: a rule for something new ("Für den neuen Service: ...", "Richte bitte ein neues Repo ein, ...");
+        # "Kein Problem, wir ..."; "Moment," then the user's own step; somebody else's verdict "war nicht nötig";
+        # the means as a constraint of new work; a fact about the user's world "per X, nicht per Y"
+        "Für den neuen Service: wir loggen immer im JSON-Format.",
+        "Richte bitte ein neues Repo ein, wir committen immer mit Conventional Commits.",
+        "Für die neue App nutzen wir ausschliesslich Kotlin, nicht Java.",
+        "Kein Problem, wir testen das morgen.",
+        "Moment, ich schicke dir noch die Config.",
+        "Die alte Version von Bootstrap war nicht nötig für die Seite, sagt der Kollege.",
+        "Schreib ein Skript mit Bash, nicht mit Python.",
+        "Der Kunde zahlt per Rechnung, nicht per Lastschrift.",
     ],
 )
 def test_german_hard_negatives(text: str) -> None:

@@ -254,3 +254,31 @@ def test_round12_no_cant_still_catches_a_prohibition() -> None:
     text = "No, the webhook path can't change, Stripe is configured with it."
     hit = detect_correction_by_patterns(Prompt(text, "session-1", "/tmp/project"), skip_leading_no=True)
     assert hit == CorrectionHit("en.no-cant", "en")
+
+
+# round 13: the fix did not help (said first, or the same failure again), a replacement without the
+# comma, "X there won't compile", "no new dependencies" against what the agent did.
+@pytest.mark.parametrize(("text", "pattern"), [
+    ("didn't fix it, the toast still shows twice", "en.still-broken-2"),
+    ("the pipeline is still failing after the retry change", "en.still-broken-2"),
+    ("hmm, same import error again on the worker", "en.still-broken-2"),
+    ("gradle not maven, look at the build.gradle.kts", "en.instead-4"),
+    ("the await there won't compile inside a sync closure", "en.looks-wrong"),
+    ("Drop lodash again. No new packages for one helper.", "en.no-new-deps"),
+])
+def test_round13_corrections(text: str, pattern: str) -> None:
+    assert pattern_hit(text) == CorrectionHit(pattern, "en")
+
+
+# round 13: a rule given with new work, the user's own artefact judged, a question about a failure,
+# an error or status message rather than a replacement: no pattern hit.
+@pytest.mark.parametrize("text", [
+    "Build a CSV importer for the leads table. Team rule: no new dependencies.",
+    "my migration is broken somehow, it fails on the second run",
+    "The tests are still failing on CI but pass locally, why?",
+    "node not found in the container, which base image has it?",
+    "maybe not, let's keep it for later",
+    "I see the same timeout error in two services, is that a network thing?",
+])
+def test_round13_hard_negatives(text: str) -> None:
+    assert pattern_hit(text) is None

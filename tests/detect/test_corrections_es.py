@@ -283,3 +283,32 @@ def test_round12_corrections(text: str, pattern: str) -> None:
 )
 def test_round12_hard_negatives(text: str) -> None:
     assert pattern_hit(text) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "pattern"),
+    [
+        # round 13: still broken ("sigue sin arrancar", "no cambió nada"), a leading "detente" / "para!",
+        # "no te había dicho que ...", a rule followed by its fix
+        ("el contenedor sigue sin arrancar", "es.still-13"),
+        ("probé tu versión: nada cambió, el menú sale vacío", "es.still-13"),
+        ("Frena, no quiero que migres la base todavía", "es.stop-13"),
+        ("te había dicho que los nombres van en inglés", "es.restate-13"),
+        ("en este repo las ramas van con el número del ticket, cámbialas y arréglalo", "es.rule-fix-13"),
+    ],
+)
+def test_round13_corrections(text: str, pattern: str) -> None:
+    assert pattern_hit(text) == CorrectionHit(pattern, "es")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # round 13: the user's own service, asked about; "para" as a preposition; a rule for work still to come
+        "mi servicio sigue sin arrancar desde que cambié de portátil, ¿qué miro?",
+        "para el informe, usa los datos de marzo",
+        "crea el módulo de envíos nuevo; en este proyecto los nombres van en inglés",
+    ],
+)
+def test_round13_hard_negatives(text: str) -> None:
+    assert pattern_hit(text) is None

@@ -89,6 +89,17 @@ from tests.detect.pattern_hits import pattern_hit
         ("Merci, ça tourne. Un hic : la pagination commence à zéro.", "fr.praise-but"),
         # round 12: a restatement that turns on the agent is still one, whatever introduces it
         ("Comme convenu, pas de console.log dans le code livré, et tu en as laissé trois.", "fr.general-rule"),
+        # round 13: "non pas X, mais Y" / "pas sur X, mais sur Y"; "pas de X, on <verbe d'outil> ..."; "t'as testé au
+        # moins ?"; "reviens en arrière"; "n'étaient pas demandés" / "totalement superflu"; "Non, je ne veux pas de ça"
+        ("non pas avec cron, mais avec un timer systemd", "fr.instead-nonpas"),
+        ("pas sur la branche develop, mais sur release", "fr.instead-nonpas"),
+        ("pas de webpack, on build avec vite", "fr.instead-we"),
+        ("Pas de MySQL, on reste sur Postgres.", "fr.instead-we"),
+        ("t'as compilé au moins ?", "fr.reproach-checked"),
+        ("bon, reviens en arrière, c'était mieux avant", "fr.undo-back"),
+        ("Les commentaires en anglais n'étaient pas demandés.", "fr.unneeded-more"),
+        ("ce wrapper est totalement superflu", "fr.unneeded-more"),
+        ("Non, je ne veux pas de cette usine à gaz.", "fr.no"),
     ],
 )
 def test_general_french_forms(text: str, pattern: str) -> None:
@@ -190,6 +201,16 @@ def test_general_french_forms(text: str, pattern: str) -> None:
         "Le service d'auth, fais-le avec Keycloak plutôt qu'avec du code maison quand tu le monteras.",
         "Utilise Vite au lieu de webpack et monte le projet de zéro.",
         "Un collègue a renommé la table des clients, maintenant l'export plante.",
+        # round 13: a rule for something new; "Pas de souci, on ..."; "non pas ... mais" in a request for new work;
+        # a plain question whether the agent tested; going back asked about; somebody else's work not useful; "Non,
+        # je ne veux pas, ..." answering a proposal
+        "Pour la nouvelle API : on ne commite jamais de secrets, toujours dans le vault.",
+        "Pas de souci, on teste ça demain.",
+        "Écris un rapport non pas par jour mais par mois.",
+        "tu as testé sous Windows ?",
+        "Si ça casse, on pourra revenir en arrière facilement ?",
+        "La doc du fournisseur n'était pas vraiment utile.",
+        "Non, je ne veux pas, c'est trop tôt.",
     ],
 )
 def test_french_hard_negatives(text: str) -> None:

@@ -95,6 +95,23 @@ from tests.detect.pattern_hits import pattern_hit
     ('requestsは使わずにhttpxで送ってください', 'ja.instead-2'),
     ('タイムゾーン込みで保存するならtimestamptzです', 'ja.factual-5'),
     ('Apple Silicon ならarm64です', 'ja.factual-5'),
+    # round 13: a judgement after a demonstrative without a particle, an outdated value, reproach of checking,
+    # the agent's typo, what the agent did put back, a stop at the start, too much done, a bare tool swap
+    ('このクエリ結果おかしいです', 'ja.judged-2'),
+    ('そのグラフ間違ってるよ', 'ja.judged-2'),
+    ('5000円は以前の金額です', 'ja.factual-6'),
+    ('消費税8%は以前の税率です', 'ja.factual-6'),
+    ('本当にビルドしたの？', 'ja.reproach-5'),
+    ('これ本当に実機で試した？', 'ja.reproach-5'),
+    ('変数名タイポしてます', 'ja.typo'),
+    ('関数名typoってる', 'ja.typo'),
+    ('インデントを変えたところ、戻してもらえますか', 'ja.undo-3'),
+    ('ストップ！', 'ja.stop-2'),
+    ('ちょっと待って、マイグレーションはまだ流さないで', 'ja.stop-2'),
+    ('こんなにログを出さなくていいです', 'ja.unneeded-2'),
+    ('設定の修正だけでよかったのに', 'ja.unneeded-2'),
+    ('mysqlじゃなくてpostgresで作って', 'ja.instead-redo'),
+    ('asyncioではなくtrioで実装して', 'ja.instead-redo'),
 ])
 def test_general_forms(text: str, pattern: str) -> None:
     assert pattern_hit(text) == CorrectionHit(pattern, "ja")
@@ -221,6 +238,16 @@ def test_general_forms(text: str, pattern: str) -> None:
     'IDは0始まりで採番して、表示だけ1始まりにする形にしたいです',
     'うちはSlack通知は禁止なので、新しい通知はメールで送る仕組みを作ってほしいです',
     'Pythonなら何を使うのが一般的ですか？',
+    # round 13: scope for work still to come (そこまで…なくていいので), the user's own deletion, a search asked
+    # for, a third party's outdated page, a pause to paste, a question about typos, a swap inside a new request
+    'そこまで厳密にしなくていいので、まず動くパーサーを書いて',
+    '今日はそこまで凝らなくていいので、簡単な版を作って',
+    '自分で消したところ、戻してもらえる？',
+    'このあと間違ってる行を探すスクリプトを書いて',
+    'ベンダーの資料は昔の情報です',
+    'ちょっと待って、今から資料を貼ります',
+    'ドキュメントのtypoってどうやって探す？',
+    'CSVを読むスクリプトを書いて。pandasじゃなくてpolarsで書いて',
 ])
 def test_hard_negatives(text: str) -> None:
     assert pattern_hit(text) is None

@@ -320,3 +320,37 @@ def test_round12_corrections(text: str, pattern: str) -> None:
 )
 def test_round12_hard_negatives(text: str) -> None:
     assert pattern_hit(text) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "pattern"),
+    [
+        # round 13: a bare swap "Não é X, é Y", still broken with a gerund, a leading "para!", a hedged
+        # "acho que isso não tá certo", a version that changed a default, a rule followed by its fix
+        ("Não é Mocha, é Jasmine.", "pt.swap-13"),
+        ("era pra ser um Set, não uma lista", "pt.swap-13"),
+        ("a tela continua mostrando o saldo antigo", "pt.still-13"),
+        ("Pare, pare, isso vai apagar o bucket", "pt.stop-13"),
+        ("acho que esse cálculo não tá correto, o desconto vem antes do frete", "pt.hedged-13"),
+        ("no gradle 8 isso mudou, a task se registra de outro jeito", "pt.fact-13"),
+        ("aqui as branches vão com o número do ticket, conserta a sua", "pt.rule-fix-13"),
+    ],
+)
+def test_round13_corrections(text: str, pattern: str) -> None:
+    assert pattern_hit(text) == CorrectionHit(pattern, "pt")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # round 13: "não é X, é Y" that answers; the user's own screen that keeps showing something, asked about;
+        # "para" as a preposition; the user's doubt about a colleague's code; a rule for work still to come
+        "Não é urgente, é pra semana que vem.",
+        "meu app continua mostrando a splash screen pra sempre, o que pode ser?",
+        "para o relatório, usa os dados de março",
+        "acho que isso não tá certo na documentação do fornecedor",
+        "cria o módulo de frete novo; no nosso projeto os nomes vão em inglês",
+    ],
+)
+def test_round13_hard_negatives(text: str) -> None:
+    assert pattern_hit(text) is None

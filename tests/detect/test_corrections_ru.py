@@ -106,6 +106,16 @@ from tests.detect.pattern_hits import pattern_hit
         # round 12: a thing in view judged needless
         ('Этот декоратор вообще не нужен, логируй прямо в функции', 'ru.unneeded-2'),
         ('Эти два флага не нужны, хватит одного', 'ru.unneeded-2'),
+        # round 13: a stop at the start, a house habit in "we do" then a redo, too much of a thing, nothing changed
+        ('стоп, не трогай миграции', 'ru.stop-2'),
+        ('Погоди, не удаляй ветку', 'ru.stop-2'),
+        ('стоп!', 'ru.stop-2'),
+        ('функции называем в snake_case, переименуй', 'ru.we-do-redo'),
+        ('отступы у нас держим в 4 пробела. переделай', 'ru.we-do-redo'),
+        ('зачем так много логов', 'ru.too-much'),
+        ('убери лишние проверки', 'ru.too-much'),
+        ('перезапустил, но ничего не поменялось', 'ru.no-change'),
+        ('Ничего не изменилось.', 'ru.no-change'),
     ],
 )
 def test_general_forms(text: str, pattern: str) -> None:
@@ -247,6 +257,14 @@ def test_general_forms(text: str, pattern: str) -> None:
         'Нет, я его пока не запускал.',
         'Эта колонка больше не нужна, подготовь миграцию.',
         'Нужен новый сервис отчётов, этот старый не нужен будет после запуска.',
+        # round 13: a pause of the user's own, a question after "стоп", a habit then new work, somebody
+        # else's unchanged result, a question about the config
+        'подожди, я сейчас скину логи',
+        'стоп, а как работает этот кэш?',
+        'стой, я не успел закоммитить',
+        'мы логируем через structlog, напиши новый обработчик заказов',
+        'у коллеги ничего не изменилось после обновления',
+        'ничего не изменилось в конфиге с прошлой недели?',
     ],
 )
 def test_hard_negatives(text: str) -> None:

@@ -181,3 +181,33 @@ def test_hard_negatives(text: str) -> None:
 ])
 def test_round12_corrections(text: str, pattern: str) -> None:
     assert pattern_hit(text) == CorrectionHit(pattern, "zh")
+
+
+# round 13: a refusal that judges the proposal, stop as the first word, more than needed, the failure
+# still there, "其实，" with a comma.
+@pytest.mark.parametrize(("text", "pattern"), [
+    ("不行，这种写法会导致死锁", "zh.no-reject"),
+    ("不要，那个库太老了，换一个", "zh.no-reject"),
+    ("停下，我先看看日志", "zh.stop-2"),
+    ("用不着这么多层封装，一个函数够了", "zh.unneeded-2"),
+    ("依然闪退，日志和刚才一样", "zh.still-2"),
+    ("照样 502，nginx 那边没变化", "zh.still-2"),
+    ("其实，接口名还是用单数吧", "zh.actually"),
+])
+def test_round13_corrections(text: str, pattern: str) -> None:
+    assert pattern_hit(text) == CorrectionHit(pattern, "zh")
+
+
+# round 13: the user's own doubt about what they did, a 不是 answering which environment, a request for a
+# chart up front, the user's own failure to investigate: no pattern hit.
+@pytest.mark.parametrize("text", [
+    "我是不是把端口写错了？连不上数据库",
+    "不知道是不是我把证书放错目录了，帮我检查一下",
+    "是我漏装了什么依赖吗？",
+    "不是生产服务器，是我自己的开发机",
+    "帮我画张各部门预算的饼图，不要用 plotly",
+    "测试环境依然报错，帮我排查一下",
+    "照样可以用，不影响",
+])
+def test_round13_hard_negatives(text: str) -> None:
+    assert pattern_hit(text) is None
