@@ -4,7 +4,6 @@ CLI's argparse parser, so it offers exactly the verbs, options and choices of th
 from __future__ import annotations
 
 import argparse
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -12,6 +11,7 @@ import pytest
 
 from self_improve.commands.completion import describe, script
 from self_improve.main import COMMANDS, build_parser
+from tests.e2e.debian import ensure_debian_package
 from tests.helpers import run_cli
 
 
@@ -175,8 +175,8 @@ def test_bash_completes_verbs_options_and_choices(tmp_path: Path) -> None:
     assert bash_completions(path, "completion", "") == "bash\nzsh\nfish\n"
 
 
-@pytest.mark.skipif(shutil.which("fish") is None, reason="fish is not installed")
 def test_fish_completes_verbs_options_and_choices(tmp_path: Path) -> None:
+    ensure_debian_package("fish", "fish")  # installed when missing (as root); a skip only when the archive is unreachable
     path = tmp_path / "self-improve.fish"
     path.write_text(run_cli("completion", "fish", cwd=tmp_path).stdout)
 
@@ -190,8 +190,8 @@ def test_fish_completes_verbs_options_and_choices(tmp_path: Path) -> None:
     assert complete("self-improve log --priority h") == "high\tlow | medium | high | critical\n"
 
 
-@pytest.mark.skipif(shutil.which("zsh") is None, reason="zsh is not installed")
 def test_zsh_parses_the_script_and_registers_it(tmp_path: Path) -> None:
+    ensure_debian_package("zsh", "zsh")
     path = tmp_path / "_self-improve"
     path.write_text(run_cli("completion", "zsh", cwd=tmp_path).stdout)
     program = f"autoload -U compinit; compinit -u -d {tmp_path}/zcompdump; source {path}; print -- $_comps[self-improve]"

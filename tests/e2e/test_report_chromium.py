@@ -28,7 +28,6 @@ import json
 import os
 import re
 import select
-import shutil
 import subprocess
 import time
 from collections.abc import Iterator
@@ -45,23 +44,14 @@ from self_improve.review.curve_text import curve_of, load
 from self_improve.store import counters
 from self_improve.store.store import Store
 from tests.e2e.conftest import Timings
-from tests.e2e.npm_client import cache_root, locked, skip_or_fail
+from tests.e2e.debian import ensure_debian_package
 from tests.helpers import TODAY, day, entry_text, write_project
 
 pytestmark = pytest.mark.e2e
 
 SECTION = "chromium e2e"
 CHROMIUM = "/usr/bin/chromium"
-APT_TIMEOUT = 900.0
 CDP_TIMEOUT = 30.0
-# apt's words for "the archive cannot be reached", not "the install is broken".
-_APT_NETWORK = re.compile(
-    r"Temporary failure resolving|Could not resolve|Failed to fetch|Unable to connect|Connection timed out"
-    r"|Network is unreachable|No route to host|Could not connect",
-    re.IGNORECASE,
-)
-
-
 # ---- Chromium from Debian's packages ------------------------------------------------------------
 
 
@@ -75,37 +65,8 @@ class ChromiumInstall:
         return f"{self.version}: {self.how}"
 
 
-def _apt(args: list[str]) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-    try:
-        return subprocess.run(["apt-get", *args], capture_output=True, text=True, timeout=APT_TIMEOUT, env=env,
-                              stdin=subprocess.DEVNULL, check=False)
-    except subprocess.TimeoutExpired:
-        skip_or_fail(f"Debian package archive unreachable: `apt-get {' '.join(args)}` timed out after {APT_TIMEOUT:.0f}s")
-
-
-def _apt_checked(args: list[str]) -> None:
-    proc = _apt(args)
-    output = proc.stdout + proc.stderr
-    if proc.returncode != 0:
-        if _APT_NETWORK.search(output):
-            line = next((ln for ln in output.splitlines() if _APT_NETWORK.search(ln)), "")
-            skip_or_fail(f"Debian package archive unreachable (`apt-get {' '.join(args)}`): {line.strip()}")
-        pytest.fail(f"`apt-get {' '.join(args)}` failed (exit {proc.returncode}):\n{output[-3000:]}")
-
-
 def ensure_chromium() -> ChromiumInstall:
-    how = "already installed"
-    if not os.access(CHROMIUM, os.X_OK):
-        if shutil.which("apt-get") is None:
-            skip_or_fail("chromium is not installed and there is no apt-get to install it (a Debian package)")
-        if os.geteuid() != 0:
-            pytest.fail(f"{CHROMIUM} is missing: run `apt-get install -y chromium` as root (the test installs it when run as root)")
-        with locked(cache_root() / "chromium-apt.lock"):
-            if not os.access(CHROMIUM, os.X_OK):
-                _apt_checked(["update"])
-                _apt_checked(["install", "-y", "--no-install-recommends", "chromium"])
-                how = "installed now with apt-get"
+    how = ensure_debian_package(CHROMIUM, "chromium")
     proc = subprocess.run([CHROMIUM, "--version"], capture_output=True, text=True, timeout=60, check=False)
     found = re.search(r"Chromium [\d.]+", proc.stdout)
     if proc.returncode != 0 or found is None:
