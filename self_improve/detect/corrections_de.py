@@ -109,9 +109,9 @@ PATTERNS: tuple[Row, ...] = (
     ("de.reproach-idea", r"\bwas (?:war|sollte) (?:denn |eigentlich |bitte |da |hier )*(?:der gedanke|die idee|der sinn|der plan|der zweck|die überlegung|die ueberlegung)(?: dahinter| dabei| davon)?\s*+(?:[,?]|\bdabei\b|\bdahinter\b)", False),
     # "Wäre ein TTL nicht einfacher?": another way proposed against the agent's approach
     ("de.hedged-would", r"\b(?:wäre|waere) (?:ein|eine|einen|das|der|die|so ein|so eine) [\w.`-]+(?: [\w.`-]+)? (?:hier |da |nicht )*nicht (?:\w+er|klüger|klueger)\b", False),
-    # "Nein! Die PID-Werte bleiben so, die sind am Roboter eingestellt": the thing the agent changed stays
     # --- round 12: "Nein, das ist der falsche Port": the agent's choice named the wrong one
     ("de.wrong-the", r"\b(?:das|dies|es|da|hier) (?:ist|war|sind|waren) (?:(?:leider|wieder|schon|immer|noch|halt|ja|doch|eh)\s++){0,3}(?:der|die|das|den|ein|eine|einen) falsche[nrms]? [\w.`-]", True),
+    # "Nein! Die PID-Werte bleiben so, die sind am Roboter eingestellt": the thing the agent changed stays
     ("de.no-keep", r"^[^\S\n]*+(?:nein|nee|nö|noe|nope)\b[\s,.!]++(?:(?:der|die|das|den|dein|deine|alte|alten|bisherige\w?|ursprüngliche\w?)\s++)" + _S + r"{1,50}?\b(?:bleibt|bleiben)(?:[^\S\n]++(?:so|drin|da|stehen|bestehen|erhalten|wie (?:sie|er|es) (?:war|waren|ist|sind)))?\s*+[,.!;:\u2013\u2014-]", False),
     # --- round 13: a house rule stated with "hier"/"bei uns" after the verb, then the contrast ("Commit-Messages
     # schreiben wir hier auf Englisch, nicht ...")
@@ -220,7 +220,6 @@ _FROM_SCRATCH_DE = r"\b(?:von grund auf|von null auf|von null an|bei null|from s
 # new work, with nothing that points at the agent's work
 _WISH_DE = (r"^(?!(?s:.){0,300}?\b(?:du hast|hast du|hattest du|du hattest|dein\w*)\b)(?s:.){0,200}?(?:\b(?:würde|wuerde|hätte|haette|würden|wuerden|hätten|haetten) (?:ich|wir) (?:\w+ ){0,3}?(?:gern|gerne)\b"
             r"|\b(?:möchte|moechte|möchten|moechten) (?:ich|wir)\b|\b(?:ich|wir) (?:möchte|moechte|möchten|moechten|hätte gern|haette gern|würde gern|wuerde gern)\b)")
-# round 12: "aber bei uns kommt kein Signatur-Header an": a symptom at the user's end, not a house rule
 # round 13: a request for new work opening with an imperative of creation and a new thing ("Leg bitte einen
 # neuen Branch an, ...", "Richte ein neues Repo ein"): its rules are constraints up front
 _NEW_THING_DE = (r"^(?!(?s:.){0,300}?\b(?:du hast|hast du|hattest|dein\w*|wieder|zurück|zurueck|rückgängig|rueckgaengig)\b)[^\S\n]*+"
@@ -230,6 +229,7 @@ _NEW_THING_DE = (r"^(?!(?s:.){0,300}?\b(?:du hast|hast du|hattest|dein\w*|wieder
 # at the agent's work: the rule is given up front
 _NEW_SCOPE_RULE_DE = (r"^(?!(?s:.){0,300}?\b(?:du hast|hast du|hattest|du hattest|dein\w*|wieder|zurück|zurueck|rückgängig|rueckgaengig|warum|wieso)\b)"
                       r"[^\S\n]*+(?:für|fuer|in|im|bei|beim) (?:das|die|den|dem|der)? ?(?:neue[nrsm]?|kommende[nrsm]?|geplante[nrsm]?|nächste[nrsm]?|naechste[nrsm]?)\b")
+# round 12: "aber bei uns kommt kein Signatur-Header an": a symptom at the user's end, not a house rule
 _SYMPTOM_DE = r"\bbei uns (?:kommt|kommen|kam|kamen|landet|landen|erscheint|erscheinen|passiert|geht|gehen|läuft|laeuft|laufen) (?:\w+ ){0,3}?(?:kein|keine|keinen|nichts|nix|nie)\b"
 # round 13: the new-thing request and the new scope count as up front wherever _UPFRONT_ANY_DE is read
 _UPFRONT_ANY_DE = _UPFRONT_ANY_DE + "|" + _NEW_THING_DE + "|" + _NEW_SCOPE_RULE_DE

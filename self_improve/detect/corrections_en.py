@@ -174,8 +174,6 @@ PATTERNS: tuple[Row, ...] = (
     ("en.restate-2", r"\bas we (?:agreed|discussed|decided|settled|said)\b", False),
     # "react-query v5 calls it isPending now".
     ("en.factual-3", r"\bcalls? (?:it|them|this|that) [\w.`-]+ (?:now|these days|nowadays)\b", True),
-    # "no, the ROS param name can't change, other nodes read it": a leading No with a prohibition on a
-    # thing (not "we can't ...": the user's own limits answer a question).
     # round 13: the agent's fix did not help, said at the prompt's start ("doesn't work, the modal still
     # closes", "didn't help"), or the same failure named again ("same linker error as before").
     ("en.still-broken-2", r"^[^\S\n]*+(?:(?:nope|nah|hmm+|sorry|ugh)[\s,.]++)?(?:still\s++)?(?:doesn't|does not|didn't|did not|still not|not) (?:work|working|help|helping|change anything|fix (?:it|anything|the)|fixed)\b"
@@ -184,6 +182,8 @@ PATTERNS: tuple[Row, ...] = (
     # round 13: "postgres not sqlite, the tests run against the docker db": a replacement without the comma,
     # as the prompt's first clause (not an adverb or a subject before "not", nor a participle after it).
     ("en.instead-4", r"^[^\S\n]*+(?!(?:yes|yeah|ok|okay|sure|thanks|fine|no|nope|maybe|probably|perhaps|definitely|hopefully|certainly|absolutely|why|if|or|and|but|better|rather|i|we|you|it|that|this|they|he|she|is|are|was|were|does|do|did|can|could|should|would|will|has|have|had|may|might|must|just|still|also|now|later|today|tomorrow|good|great|far|not|so|too|very|really)\b)[\w.:@/+-]++ not (?!(?:now|yet|really|sure|today|urgent|much|quite|exactly|at|a|an|the|in|on|for|to|so|too|bad|anymore|only|that|this|me|us|it|found|set|run|done|shown|seen|there|here|enough|even|all|always|necessarily|every)\b)(?![\w-]+(?:ed|ing)\b|(?:broken|taken|given|written|chosen|hidden|driven|seen|known|shown|gotten|proven)\b)[\w.:@/+-]++[^\S\n]*+(?:[,;.!]|\Z)", True),
+    # "no, the ROS param name can't change, other nodes read it": a leading No with a prohibition on a
+    # thing (not "we can't ...": the user's own limits answer a question).
     ("en.no-cant", r"^[^\S\n]*(?:no+|nope|nah)[\s,.!;:\u2014\u2013-]++(?:[^.?!\n]|\.(?=\S)){0,50}?(?<!\bwe )(?<!\bi )(?<!\byou )(?<!\bthey )\b(?:can't|cannot|can not|must not|mustn't|has to stay|needs to stay|must stay|shouldn't change)\b", False),
 )
 

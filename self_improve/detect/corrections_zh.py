@@ -97,7 +97,6 @@ PATTERNS: tuple[Row, ...] = (
     # no，这个 ROS topic 名不能改 / 不是，这是生产的 bucket，用 sandbox 那个 / 不行，旧接口要留着 / 不是这个问题，bug 在…:
     # a leading No, then a prohibition, a replacement or a rejected diagnosis.
     ("zh.no-2", r"^[^\S\n]*(?:不是|不对|不行|no|nope)[，,。！!\s]\s*+[^。！？!?\n]{0,30}?(?:不能(?:改|动|删|换|去掉|拆)|(?:要|得|必须)(?:留着|保留)|[，,]\s*+(?:要|得)?用\s*+[^，,。！？!?\n]{1,20}?(?:那个|那套|那一个)(?:吧)?\s*+(?:[。！!]|$))|^[^\S\n]*不是这个(?:问题|原因|地方|文件|bug)[，,。]|^[^\S\n]*(?:不是|不对|不行|no|nope)[，,。！!\s]\s*+(?:要|得)?用\s*+[^，,。！？!?\n]{1,20}?(?:那个|那套|那一个)(?:吧)?\s*+(?:[。！!]|$)", False),
-    # 改完还是 403: the same failure after the agent's change.
     # --- round 13
     # 不要，这个依赖太重了 / 不用，这样会把…: a leading refusal, then a judgement of what the agent proposed.
     ("zh.no-reject", r"^[^\S\n]*(?:不要|不用|不行|别)[，,。！!\s]\s*+(?:这个|那个|这样|这种|这么|那样|这些|那些)[^，,。！？!?\n]{0,15}?(?:太[^，,。！？!?\n]{1,6}?了|会(?:把|导致|让|破坏|影响|拖慢)|没(?:必要|用))", False),
@@ -109,6 +108,7 @@ PATTERNS: tuple[Row, ...] = (
     ("zh.still-2", r"问题依旧|(?:依旧|依然|仍然|仍旧|照样|还是)\s*+(?:报错|不行|失败|出错|白屏|黑屏|空白|闪退|崩|挂|卡死|没反应|没有反应|有问题|[45]\d\d(?!\d))", False),
     # 其实，还是保留旧接口吧: "Actually," with a comma takes back what the agent is doing.
     ("zh.actually", r"^[^\S\n]*(?:其实|实际上|事实上|其實|實際上)(?:吧|呢|啊)?[，,：:]", True),
+    # 改完还是 403: the same failure after the agent's change.
     ("zh.still-after", r"(?:改完|修完|改了|换了|加了|重启了?|部署完)(?:之后|以后)?(?:还是|依然|仍然|照样|也还是)", False),
 )
 
